@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: MIT
+#
+# Makefile - user-space build of untorn: libuntorn (static and shared), the
+# `untorn` command, the tests, install and the demo.  The kernel module is
+# built by Kbuild (see `make kmod`, once fs-integration/kmod exists).
+#
+#   make                 build into build/
+#   make test            run the KTAP test suite (tests/)
+#   make check           install build dependencies if missing, build, test
+#   make demo            make a store in build/demo-store and check it
+#   make install PREFIX=/usr/local DESTDIR=
+
+VERSION    := 0.1.0
+SOVERSION  := 0
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+CC         ?= cc
+BUILD      ?= build
+
+CFLAGS     ?= -O2 -g
+UT_CFLAGS  := -std=gnu11 -Wall -Wextra -Werror -fPIC -D_GNU_SOURCE \
+	      -DUNTORN_VERSION='"$(VERSION)"' -Iengine/include $(CFLAGS)
+LDLIBS     := -luring
+
+LIB_SRCS   := $(wildcard engine/*.c)
+CLI_SRCS   := $(wildcard engine/cli/*.c)
+LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+CLI_OBJS   := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+HEADERS    := $(wildcard engine/*.h engine/include/*.h engine/include/untorn/*.h engine/cli/*.h)
+
+STATIC_LIB := $(BUILD)/libuntorn.a
+SHARED_LIB := $(BUILD)/libuntorn.so.$(VERSION)
+SONAME     := libuntorn.so.$(SOVERSION)
+UNTORN     := $(BUILD)/untorn
+
+.PHONY: all test check deps demo install uninstall clean
+
+all: $(STATIC_LIB) $(SHARED_LIB) $(UNTORN) $(BUILD)/untorn.pc
+
+$(BUILD)/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(UT_CFLAGS) -c -o $@ $<
+
+$(STATIC_LIB): $(LIB_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(SHARED_LIB): $(LIB_OBJS)
+	$(CC) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+	ln -sf libuntorn.so.$(VERSION) $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $(BUILD)/libuntorn.so
+
+$(UNTORN): $(CLI_OBJS) $(STATIC_LIB)
+	$(CC) -o $@ $(CLI_OBJS) $(STATIC_LIB) $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/untorn.pc: engine/untorn.pc.in Makefile
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+test: all
+	$(MAKE) -C tests run_tests BUILD=$(abspath $(BUILD))
+
+deps:
+	scripts/install-deps
+
+check: deps
+	$(MAKE) all
+	$(MAKE) test
+
+demo: all
+	rm -rf $(BUILD)/demo-store
+	$(UNTORN) init $(BUILD)/demo-store --page-size 16k --guard doublewrite
+	$(UNTORN) info $(BUILD)/demo-store
+	$(UNTORN) check $(BUILD)/demo-store
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/include/untorn
+	install -m 755 $(UNTORN) $(DESTDIR)$(PREFIX)/bin/untorn
+	install -m 644 $(STATIC_LIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(SHARED_LIB) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libuntorn.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libuntorn.so
+	install -m 644 engine/include/untorn.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 engine/include/untorn/*.h $(DESTDIR)$(PREFIX)/include/untorn/
+	install -m 644 $(BUILD)/untorn.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/untorn $(DESTDIR)$(PREFIX)/lib/libuntorn.* \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig/untorn.pc \
+		$(DESTDIR)$(PREFIX)/include/untorn.h
+	rm -rf $(DESTDIR)$(PREFIX)/include/untorn
+
+clean:
+	rm -rf $(BUILD)
+	$(MAKE) -C tests clean

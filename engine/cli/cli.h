@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.h - what the `untorn` subcommands share: exit codes, error output,
+ * and a small JSON writer.
+ */
+#ifndef UNTORN_CLI_H
+#define UNTORN_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define EXIT_OK		0
+#define EXIT_CORRUPT	1	/* check: bad pages found */
+#define EXIT_ERROR	2	/* bad usage, bad input, I/O error */
+
+int cmd_init(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+
+/* Prints "untorn: <msg>" on stderr and returns EXIT_ERROR. */
+int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* For bad usage: the message, then "try 'untorn CMD --help'". */
+int cli_usage_fail(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+struct json {
+	FILE *out;
+	int depth;
+	int need_comma;
+};
+
+void json_begin(struct json *j, FILE *out);
+void json_end(struct json *j);
+void json_obj_open(struct json *j, const char *key);
+void json_obj_close(struct json *j);
+void json_arr_open(struct json *j, const char *key);
+void json_arr_close(struct json *j);
+void json_str(struct json *j, const char *key, const char *val);
+void json_u64(struct json *j, const char *key, uint64_t val);
+void json_f64(struct json *j, const char *key, double val);
+void json_bool(struct json *j, const char *key, int val);
+
+#endif

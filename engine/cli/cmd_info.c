@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_info.c - `untorn info DIR`: superblock, checkpoint slots, geometry
+ * and the I/O path in use, as text or JSON.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <untorn/crc32c.h>
+#include <untorn/store.h>
+#include "cli.h"
+
+static const char info_help[] =
+"usage: untorn info DIR [--json]\n"
+"\n"
+"Prints what the superblock records (format, page and block size, guard,\n"
+"store id), both checkpoint slots, the data file's size and the I/O path\n"
+"(io_uring, or the pread/pwrite fallback and why).  Reads only.\n";
+
+static void uuid_str(const uint8_t *u, char *buf)
+{
+	int i;
+
+	for (i = 0; i < 16; i++)
+		sprintf(buf + 2 * i, "%02x", u[i]);
+}
+
+static void time_str(uint64_t t, char *buf, size_t len)
+{
+	time_t tt = t;
+	struct tm tm;
+
+	gmtime_r(&tt, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static const char *slot_status(int e)
+{
+	if (!e)
+		return "ok";
+	return e == UT_SB_ECRC ? "checksum mismatch" : "damaged";
+}
+
+static void info_json(const struct ut_store *st, const char *uuid,
+		      const char *created)
+{
+	struct json j;
+	int i;
+
+	json_begin(&j, stdout);
+	json_str(&j, "store", st->dir);
+	json_str(&j, "data_file", st->data_path);
+	json_u64(&j, "format_version", st->sb.version);
+	json_u64(&j, "page_size", st->geom.page_size);
+	json_u64(&j, "block_size", st->geom.block_size);
+	json_u64(&j, "blocks_per_page", st->geom.n_blocks);
+	json_u64(&j, "area_size", st->geom.area_size);
+	json_str(&j, "guard", ut_guard_name(st->sb.guard));
+	json_str(&j, "store_id", uuid);
+	json_str(&j, "created", created);
+	json_u64(&j, "extent_pages", st->sb.extent_pages);
+	json_u64(&j, "file_pages", st->file_pages);
+	json_u64(&j, "pages_in_use", st->ckpt.n_pages);
+	json_u64(&j, "root_page", st->ckpt.root_page);
+	json_obj_open(&j, "checkpoint");
+	json_u64(&j, "slot", st->ckpt_slot);
+	json_u64(&j, "seq", st->ckpt.seq);
+	json_u64(&j, "lsn", st->ckpt.checkpoint_lsn);
+	json_obj_close(&j);
+	json_arr_open(&j, "slots");
+	for (i = 0; i < 2; i++)
+		json_str(&j, NULL, slot_status(st->slot_err[i]));
+	json_arr_close(&j);
+	json_obj_open(&j, "io");
+	json_str(&j, "path", ut_ring_uses_uring(st->ring) ? "io_uring" : "pread");
+	json_str(&j, "fallback_reason", ut_ring_fallback_reason(st->ring));
+	json_obj_close(&j);
+	json_str(&j, "crc32c", ut_crc32c_impl());
+	json_end(&j);
+}
+
+static void info_text(const struct ut_store *st, const char *uuid,
+		      const char *created)
+{
+	printf("store        %s\n", st->dir);
+	printf("data file    %s: %llu pages allocated, %u in use\n",
+	       st->data_path, (unsigned long long)st->file_pages,
+	       st->ckpt.n_pages);
+	printf("format       version %u\n", st->sb.version);
+	printf("page size    %u bytes: %u blocks of %u, %u bytes of records\n",
+	       st->geom.page_size, st->geom.n_blocks, st->geom.block_size,
+	       st->geom.area_size);
+	printf("guard        %s\n", ut_guard_name(st->sb.guard));
+	printf("store id     %s\n", uuid);
+	printf("created      %s\n", created);
+	printf("checkpoint   LSN %llu, seq %llu, from slot %d (slot 0 %s, slot 1 %s)\n",
+	       (unsigned long long)st->ckpt.checkpoint_lsn,
+	       (unsigned long long)st->ckpt.seq, st->ckpt_slot,
+	       slot_status(st->slot_err[0]), slot_status(st->slot_err[1]));
+	printf("root page    %u\n", st->ckpt.root_page);
+	if (ut_ring_uses_uring(st->ring))
+		printf("I/O path     io_uring\n");
+	else
+		printf("I/O path     pread/pwrite (%s)\n",
+		       ut_ring_fallback_reason(st->ring));
+	printf("crc32c       %s\n", ut_crc32c_impl());
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	char uuid[33], created[32];
+	struct ut_store *st;
+	struct ut_err err;
+	int c, as_json = 0;
+
+	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			as_json = 1;
+			break;
+		case 'h':
+			fputs(info_help, stdout);
+			return EXIT_OK;
+		default:
+			return cli_usage_fail("info", "bad option");
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_fail("info", "give exactly one DIR");
+	if (ut_store_open(argv[optind], UT_OPEN_RDONLY, &st, &err))
+		return cli_fail("%s", err.msg);
+	uuid_str(st->sb.uuid, uuid);
+	time_str(st->sb.created, created, sizeof(created));
+	if (as_json)
+		info_json(st, uuid, created);
+	else
+		info_text(st, uuid, created);
+	ut_store_close(st);
+	return EXIT_OK;
+}

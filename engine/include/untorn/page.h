@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * page.h - the block-granular page format.
+ *
+ * A page of page_size bytes is n_blocks = page_size / block_size blocks,
+ * block_size being the filesystem block size recorded at init.  Every
+ * block starts with its own 24-byte header:
+ *
+ *   0  le32 crc       CRC32C of (le32 block index, bytes 4..block_size)
+ *   4  le32 page_no   the page this block belongs to
+ *   8  le64 blk_lsn   LSN of the last change to this block
+ *  16  le64 page_lsn  LSN of the page image this block was written with
+ *
+ * Block 0 then carries the 16-byte page header:
+ *
+ *  24  le16 type, 26 le16 level, 28 u8 page_shift, 29 u8 block_shift,
+ *  30  le16 flags, 32 8 bytes reserved (zero)
+ *
+ * A block is all-or-nothing on a journalled filesystem, so a page whose
+ * blocks carry different page_lsn values was torn between blocks; recovery
+ * rebuilds such a page block by block from redo (a record is applied to a
+ * block only when blk_lsn is older than the record).
+ *
+ * Callers never see block headers: a page is unpacked into a contiguous
+ * logical area of area_size bytes plus a struct ut_page_meta, and packed
+ * back when written.  An all-zero page is a page that was allocated and
+ * never written (UT_PAGE_EMPTY).
+ */
+#ifndef UNTORN_PAGE_H
+#define UNTORN_PAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define UT_PAGE_SIZE_MIN	4096u
+#define UT_PAGE_SIZE_MAX	65536u
+#define UT_BLOCK_SIZE_MIN	512u
+#define UT_BLOCK_HDR_SIZE	24u
+#define UT_PAGE_HDR_SIZE	16u
+#define UT_MAX_BLOCKS		(UT_PAGE_SIZE_MAX / UT_BLOCK_SIZE_MIN)
+
+struct ut_geom {
+	uint32_t page_size;
+	uint32_t block_size;
+	uint32_t n_blocks;
+	uint32_t area_size;	/* logical bytes a page holds */
+	uint8_t page_shift;
+	uint8_t block_shift;
+};
+
+enum ut_page_type {
+	UT_PAGE_SUPER = 1,	/* page 0: superblock + checkpoint slots */
+	UT_PAGE_BTREE = 2,	/* B+tree node; level 0 is a leaf */
+	UT_PAGE_TYPE_MAX = 2,
+};
+
+struct ut_page_meta {
+	uint32_t page_no;
+	uint16_t type;
+	uint16_t level;
+	uint16_t flags;
+	uint64_t page_lsn;		/* newest change on the page */
+	uint64_t blk_lsn[UT_MAX_BLOCKS];
+};
+
+enum ut_fault_kind {
+	UT_FAULT_CHECKSUM = 1,	/* block content does not match its CRC */
+	UT_FAULT_ZERO_BLOCK,	/* block is all zeros in a written page */
+	UT_FAULT_PAGE_NO,	/* block belongs to another page */
+	UT_FAULT_GEOMETRY,	/* page written with another page/block size */
+	UT_FAULT_TORN,		/* block from another image of the page */
+	UT_FAULT_BLOCK_LSN,	/* block LSN newer than its page LSN */
+	UT_FAULT_TYPE,		/* unknown page type */
+};
+
+/*
+ * expected/found hold, per kind: CHECKSUM the computed/stored CRC;
+ * PAGE_NO the page numbers; GEOMETRY the page shifts; TORN the page LSN of
+ * the blocks before / of this block; BLOCK_LSN the page LSN / block LSN;
+ * TYPE 0 / the type found.
+ */
+struct ut_page_fault {
+	enum ut_fault_kind kind;
+	uint32_t block;
+	uint64_t expected;
+	uint64_t found;
+};
+
+struct ut_page_report {
+	unsigned n_faults;
+	struct ut_page_fault fault[UT_MAX_BLOCKS];
+};
+
+#define UT_PAGE_EMPTY 1
+
+/* page_size: 4..64 KiB, power of two; block_size: 512..page_size, power
+ * of two.  Returns -EINVAL for a size that is not a power of two, -ERANGE
+ * for one out of range. */
+int ut_geom_init(struct ut_geom *g, uint32_t page_size, uint32_t block_size);
+
+/* Where logical byte off of the area lives: block, offset in that block,
+ * and how many logical bytes from off stay in that block. */
+void ut_page_locate(const struct ut_geom *g, uint32_t off, uint32_t *block,
+		    uint32_t *block_off, uint32_t *in_block);
+
+/* Records a change of logical bytes [off, off + len) at lsn. */
+void ut_page_touch(const struct ut_geom *g, struct ut_page_meta *m,
+		   uint32_t off, uint32_t len, uint64_t lsn);
+
+/* Starts the meta of a new page (all block LSNs = lsn). */
+void ut_page_meta_init(const struct ut_geom *g, struct ut_page_meta *m,
+		       uint32_t page_no, uint16_t type, uint16_t level,
+		       uint64_t lsn);
+
+/* Builds the on-disk image (page_size bytes) from meta and area. */
+void ut_page_pack(const struct ut_geom *g, const struct ut_page_meta *m,
+		  const void *area, void *disk);
+
+/*
+ * Checks an on-disk image that should hold page_no.  Returns 0 when every
+ * block is sound, UT_PAGE_EMPTY for an all-zero (never written) page, and
+ * -EBADMSG with the faults in report (may be NULL) otherwise.
+ */
+int ut_page_verify(const struct ut_geom *g, const void *disk,
+		   uint32_t page_no, struct ut_page_report *report);
+
+/* ut_page_verify, then fills meta and area from a sound image. */
+int ut_page_unpack(const struct ut_geom *g, const void *disk,
+		   uint32_t page_no, struct ut_page_meta *m, void *area,
+		   struct ut_page_report *report);
+
+/* The CRC32C of one block as stored in its header. */
+uint32_t ut_block_crc(const void *block, uint32_t block_size,
+		      uint32_t block_index);
+
+const char *ut_fault_name(enum ut_fault_kind kind);
+/* One human-readable sentence for a fault, e.g. for `untorn check`. */
+int ut_fault_describe(const struct ut_page_fault *f, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * store.h - a store directory and its data file.
+ *
+ * DIR/untorn.dat holds page 0 (superblock, see superblock.h) and the
+ * pages, page n at offset n * page_size.  The file is preallocated with
+ * fallocate and grown a whole extent at a time, so pages are laid out
+ * contiguously on disk.  ut_store_init() makes a new store with an empty
+ * B+tree root in page 1; ut_store_open() validates an existing one and
+ * refuses, with a one-line reason and fix, anything it cannot trust.
+ */
+#ifndef UNTORN_STORE_H
+#define UNTORN_STORE_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <untorn/err.h>
+#include <untorn/page.h>
+#include <untorn/ring.h>
+#include <untorn/superblock.h>
+
+#define UT_DATA_FILE	"untorn.dat"
+#define UT_RING_DEPTH	128
+
+struct ut_store {
+	char dir[PATH_MAX];
+	char data_path[PATH_MAX + 16];
+	int data_fd;
+	int read_only;
+	struct ut_geom geom;
+	struct ut_sb sb;
+	struct ut_ckpt ckpt;
+	int ckpt_slot;		/* slot the current checkpoint came from */
+	int slot_err[2];	/* 0, or why that slot was refused */
+	uint64_t file_pages;	/* pages the data file holds */
+	struct ut_ring *ring;
+};
+
+struct ut_init_opts {
+	uint32_t page_size;	/* default 16 KiB */
+	uint32_t block_size;	/* 0: the filesystem's block size */
+	uint32_t guard;		/* enum ut_guard; default doublewrite */
+	int unsafe;		/* allows the 'none' guard */
+};
+
+#define UT_OPEN_RDONLY	(1u << 0)
+
+int ut_store_init(const char *dir, const struct ut_init_opts *opts,
+		  struct ut_err *err);
+int ut_store_open(const char *dir, unsigned flags, struct ut_store **storep,
+		  struct ut_err *err);
+void ut_store_close(struct ut_store *st);
+
+/* Makes the data file hold at least min_pages, in whole extents. */
+int ut_store_grow(struct ut_store *st, uint64_t min_pages,
+		  struct ut_err *err);
+/* Writes ck into the slot that is not current, then fdatasyncs. */
+int ut_store_write_checkpoint(struct ut_store *st, struct ut_ckpt *ck,
+			      struct ut_err *err);
+
+#endif

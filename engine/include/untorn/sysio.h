@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sysio.h - the table of system calls the engine's file I/O goes through.
+ *
+ * The idea is SQLite's os_unix.c aSyscall[]: every open, read, write,
+ * sync, allocation and io_uring setup/submit is called through ut_sys, so
+ * a test can replace one entry to inject a short write, a torn write, EIO
+ * or ENOSPC, and ut_sys_reset() puts the real calls back.
+ *
+ * Every entry returns -errno on failure (never -1 with errno).
+ */
+#ifndef UNTORN_SYSIO_H
+#define UNTORN_SYSIO_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+struct io_uring;
+struct io_uring_params;
+
+enum ut_op {
+	UT_OP_READ = 1,
+	UT_OP_WRITE = 2,
+	UT_OP_FDATASYNC = 3,
+};
+
+struct ut_syscalls {
+	int (*open)(const char *path, int flags, mode_t mode);
+	int (*close)(int fd);
+	ssize_t (*pread)(int fd, void *buf, size_t len, off_t off);
+	ssize_t (*pwrite)(int fd, const void *buf, size_t len, off_t off);
+	int (*fdatasync)(int fd);
+	int (*fsync)(int fd);
+	int (*fallocate)(int fd, int mode, off_t off, off_t len);
+	int (*ftruncate)(int fd, off_t len);
+	int (*fstat)(int fd, struct stat *st);
+	int (*uring_setup)(unsigned entries, struct io_uring *ring,
+			   struct io_uring_params *p);
+	int (*uring_submit)(struct io_uring *ring);
+	/*
+	 * Asked before every read or write is issued, by io_uring or by the
+	 * pread/pwrite path alike: returns how many of len bytes may go
+	 * (len: all of them), or -errno to fail the I/O without issuing it.
+	 * A test shortens a write to inject a short write, and shortens then
+	 * fails it to inject a torn one.
+	 */
+	ssize_t (*io_admit)(enum ut_op op, int fd, size_t len, off_t off);
+};
+
+extern struct ut_syscalls ut_sys;
+
+/* Restores every entry to the real system call. */
+void ut_sys_reset(void);
+
+#endif

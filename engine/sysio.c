@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sysio.c - the default (real) entries of the system call table.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <unistd.h>
+#include <untorn/sysio.h>
+
+static int sys_open(const char *path, int flags, mode_t mode)
+{
+	int fd = open(path, flags | O_CLOEXEC, mode);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int sys_close(int fd)
+{
+	return close(fd) < 0 ? -errno : 0;
+}
+
+static ssize_t sys_pread(int fd, void *buf, size_t len, off_t off)
+{
+	ssize_t ret = pread(fd, buf, len, off);
+
+	return ret < 0 ? -errno : ret;
+}
+
+static ssize_t sys_pwrite(int fd, const void *buf, size_t len, off_t off)
+{
+	ssize_t ret = pwrite(fd, buf, len, off);
+
+	return ret < 0 ? -errno : ret;
+}
+
+static int sys_fdatasync(int fd)
+{
+	return fdatasync(fd) < 0 ? -errno : 0;
+}
+
+static int sys_fsync(int fd)
+{
+	return fsync(fd) < 0 ? -errno : 0;
+}
+
+static int sys_fallocate(int fd, int mode, off_t off, off_t len)
+{
+	return fallocate(fd, mode, off, len) < 0 ? -errno : 0;
+}
+
+static int sys_ftruncate(int fd, off_t len)
+{
+	return ftruncate(fd, len) < 0 ? -errno : 0;
+}
+
+static int sys_fstat(int fd, struct stat *st)
+{
+	return fstat(fd, st) < 0 ? -errno : 0;
+}
+
+static int sys_uring_setup(unsigned entries, struct io_uring *ring,
+			   struct io_uring_params *p)
+{
+	return io_uring_queue_init_params(entries, ring, p);
+}
+
+static int sys_uring_submit(struct io_uring *ring)
+{
+	return io_uring_submit(ring);
+}
+
+static ssize_t sys_io_admit(enum ut_op op, int fd, size_t len, off_t off)
+{
+	(void)op;
+	(void)fd;
+	(void)off;
+	return len;
+}
+
+static const struct ut_syscalls ut_sys_real = {
+	.open		= sys_open,
+	.close		= sys_close,
+	.pread		= sys_pread,
+	.pwrite		= sys_pwrite,
+	.fdatasync	= sys_fdatasync,
+	.fsync		= sys_fsync,
+	.fallocate	= sys_fallocate,
+	.ftruncate	= sys_ftruncate,
+	.fstat		= sys_fstat,
+	.uring_setup	= sys_uring_setup,
+	.uring_submit	= sys_uring_submit,
+	.io_admit	= sys_io_admit,
+};
+
+struct ut_syscalls ut_sys = ut_sys_real;
+
+void ut_sys_reset(void)
+{
+	ut_sys = ut_sys_real;
+}
