@@ -35,7 +35,7 @@ UNTORN     := $(BUILD)/untorn
 
 .PHONY: all test check deps demo install uninstall clean
 
-all: $(STATIC_LIB) $(SHARED_LIB) $(UNTORN) $(BUILD)/untorn.pc
+all: $(STATIC_LIB) $(SHARED_LIB) $(UNTORN)
 
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -52,9 +52,6 @@ $(SHARED_LIB): $(LIB_OBJS)
 
 $(UNTORN): $(CLI_OBJS) $(STATIC_LIB)
 	$(CC) -o $@ $(CLI_OBJS) $(STATIC_LIB) $(LDFLAGS) $(LDLIBS)
-
-$(BUILD)/untorn.pc: engine/untorn.pc.in Makefile
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 test: all
 	$(MAKE) -C tests run_tests BUILD=$(abspath $(BUILD))
@@ -82,7 +79,8 @@ install: all
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libuntorn.so
 	install -m 644 engine/include/untorn.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 engine/include/untorn/*.h $(DESTDIR)$(PREFIX)/include/untorn/
-	install -m 644 $(BUILD)/untorn.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+		engine/untorn.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/untorn.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/untorn $(DESTDIR)$(PREFIX)/lib/libuntorn.* \

@@ -353,6 +353,16 @@ static ssize_t io_admit(struct ut_io *io)
 	return admit;
 }
 
+/* The syscall table refused an I/O: -EAGAIN/-EINTR retry it, as when the
+ * kernel returns them; anything else fails it. */
+static void io_refused(struct ut_io *io, int err)
+{
+	if (err == -EAGAIN || err == -EINTR)
+		io_account(io, err);
+	else
+		io_finish(io, err);
+}
+
 /* ---- the pread/pwrite path ------------------------------------------ */
 
 static void io_run_sync(struct ut_ring *ring, struct ut_io *io)
@@ -366,8 +376,8 @@ static void io_run_sync(struct ut_ring *ring, struct ut_io *io)
 			ring->stats.resubmits++;
 		admit = io_admit(io);
 		if (admit < 0) {
-			io_finish(io, admit);
-			break;
+			io_refused(io, admit);
+			continue;
 		}
 		if (io->op == UT_OP_FDATASYNC)
 			ret = ut_sys.fdatasync(io->fd);
@@ -461,7 +471,7 @@ static unsigned chain_issue(struct ut_ring *ring, struct ut_io *head,
 			break;
 		admit = io_admit(io);
 		if (admit < 0) {
-			io_finish(io, admit);
+			io_refused(io, admit);
 			break;
 		}
 		sqe = io_uring_get_sqe(&ring->uring);

@@ -96,9 +96,14 @@ static int open_superblock(struct ut_store *st, struct ut_err *err)
 	if (!region)
 		return -ENOMEM;
 	ret = read_at(st, region, UT_SB_REGION, 0);
+	if (ret == -ENODATA) {
+		ut_err_set(err, ret, "%s: truncated: too short to hold a superblock (%u bytes); restore the store from a backup",
+			   st->data_path, UT_SB_REGION);
+		goto out_free;
+	}
 	if (ret) {
-		ret = ut_err_set(err, ret, "%s: cannot read the superblock: %s",
-				 st->data_path, ret == -ENODATA ? "file too short" : strerror(-ret));
+		ut_err_set(err, ret, "%s: cannot read the superblock: %s; check the device",
+			   st->data_path, strerror(-ret));
 		goto out_free;
 	}
 	ret = ut_sb_decode(region, &st->sb);

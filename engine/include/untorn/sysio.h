@@ -41,7 +41,8 @@ struct ut_syscalls {
 	/*
 	 * Asked before every read or write is issued, by io_uring or by the
 	 * pread/pwrite path alike: returns how many of len bytes may go
-	 * (len: all of them), or -errno to fail the I/O without issuing it.
+	 * (len: all of them), or -errno to fail the I/O without issuing it
+	 * (-EAGAIN and -EINTR are retried, as when the kernel returns them).
 	 * A test shortens a write to inject a short write, and shortens then
 	 * fails it to inject a torn one.
 	 */

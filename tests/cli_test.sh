@@ -1,0 +1,148 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# cli_test.sh - `untorn init/info/check` as a user runs them: a clean
+# store checks clean, a damaged block is reported by page and block with
+# exit 1, and every bad input (missing or foreign DIR, bad superblock
+# checksum, truncated data file, bad page size, data file and superblock
+# from different stores) exits 2 with a one-line message naming the cause
+# and the fix, and writes nothing.
+set -u
+
+UNTORN=${UNTORN:-$(dirname "$0")/../build/untorn}
+scratch=$(mktemp -d "/tmp/untorn-cli-$$-XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+n=0 failed=0
+
+echo "KTAP version 1"
+echo "1..21"
+
+ok() {	# ok COND-EXIT-STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; failed=$((failed + 1)); fi
+}
+
+# digest of every file under a directory (or "missing")
+digest() {
+	[ -e "$1" ] || { echo missing; return; }
+	find "$1" -type f -print0 | sort -z | xargs -0 -r sha256sum | sha256sum
+}
+
+# expect_fail DESCRIPTION PATTERN DIR-TO-WATCH -- untorn args...
+# exit 2, one line on stderr matching PATTERN (with a fix after ';'),
+# nothing on stdout, DIR unchanged
+expect_fail() {
+	local desc=$1 pat=$2 watch=$3
+	shift 4
+	local before after rc lines
+	before=$(digest "$watch")
+	"$UNTORN" "$@" >"$scratch/out" 2>"$scratch/err"
+	rc=$?
+	after=$(digest "$watch")
+	lines=$(wc -l <"$scratch/err")
+	if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && grep -q -- "$pat" "$scratch/err" &&
+	   grep -q ';' "$scratch/err" && [ "$before" = "$after" ] && [ ! -s "$scratch/out" ]; then
+		ok 0 "$desc"
+	else
+		echo "# rc=$rc lines=$lines changed=$([ "$before" = "$after" ] && echo no || echo yes)"
+		sed 's/^/# stderr: /' "$scratch/err"
+		ok 1 "$desc"
+	fi
+	echo "# $(cat "$scratch/err")"
+}
+
+S=$scratch/store
+"$UNTORN" init "$S" --page-size 16k >/dev/null
+"$UNTORN" check "$S" >"$scratch/out"
+ok $? "init then check: clean store exits 0"
+
+"$UNTORN" info --json "$S" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["page_size"] == 16384 and d["guard"] == "doublewrite"
+assert d["format_version"] == 1 and d["pages_in_use"] == 2
+assert d["slots"] == ["ok", "ok"] and d["checkpoint"]["slot"] == 1
+assert d["blocks_per_page"] * d["block_size"] == d["page_size"]'
+ok $? "info --json: valid JSON with the superblock's facts"
+
+# damage block 2 of page 1, then check
+cp -a "$S" "$scratch/bad"
+printf '\x99' | dd of="$scratch/bad/untorn.dat" bs=1 seek=$((16384 + 2 * 4096 + 100)) conv=notrunc status=none
+"$UNTORN" check "$scratch/bad" >"$scratch/out"
+rc=$?
+[ $rc -eq 1 ] && grep -q '^page 1 block 2: checksum' "$scratch/out"
+ok $? "a flipped byte in page 1 block 2: check exits 1 and names page 1 block 2"
+
+"$UNTORN" check --json "$scratch/bad" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["bad_pages"] == 1 and d["bad"][0]["page"] == 1 and d["bad"][0]["block"] == 2
+assert d["bad"][0]["kind"] == "checksum" and d["submits"] >= 1'
+ok $? "check --json lists the bad block"
+
+# page 1's blocks 0-1 from a later write, blocks 2-3 from the one before
+"$UNTORN" init "$scratch/other" --page-size 16k >/dev/null
+cp -a "$S" "$scratch/torn"
+python3 - "$scratch/torn/untorn.dat" <<'PY'
+import struct, sys, zlib
+# rewrite page 1 blocks 0-1 as a newer image: bump page_lsn, recompute CRC32C
+path = sys.argv[1]
+def crc32c(data, crc=0):
+    crc ^= 0xffffffff
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82f63b78 & -(crc & 1))
+    return crc ^ 0xffffffff
+with open(path, "r+b") as f:
+    for blk in (0, 1):
+        off = 16384 + blk * 4096
+        f.seek(off)
+        b = bytearray(f.read(4096))
+        struct.pack_into("<Q", b, 16, 99)          # page_lsn
+        c = crc32c(b[4:], crc32c(struct.pack("<I", blk)))
+        struct.pack_into("<I", b, 0, c)
+        f.seek(off)
+        f.write(b)
+PY
+"$UNTORN" check "$scratch/torn" >"$scratch/out"
+rc=$?
+[ $rc -eq 1 ] && grep -q '^page 1 block 2: torn' "$scratch/out"
+ok $? "page 1 torn between blocks 1 and 2: check exits 1 and names block 2"
+
+expect_fail "init: page size not a power of two" "power of two" "$scratch/p1" -- init "$scratch/p1" --page-size 3000
+expect_fail "init: page size out of range (128k)" "between 4 KiB and 64 KiB" "$scratch/p2" -- init "$scratch/p2" --page-size 128k
+expect_fail "init: page size that is not a size" "not a size" "$scratch/p3" -- init "$scratch/p3" --page-size lots
+mkdir "$scratch/foreign" && echo hello >"$scratch/foreign/notes.txt"
+expect_fail "init: non-empty foreign DIR" "not empty and holds no untorn store" "$scratch/foreign" -- init "$scratch/foreign"
+expect_fail "init: DIR already holds a store" "already holds an untorn store" "$S" -- init "$S"
+expect_fail "init: parent of DIR missing" "parent directory does not exist" "$scratch/nope" -- init "$scratch/nope/deeper"
+expect_fail "init: guard none without --unsafe" "add --unsafe" "$scratch/p4" -- init "$scratch/p4" --guard none
+expect_fail "info: missing DIR" "no such directory" "$scratch/missing" -- info "$scratch/missing"
+expect_fail "check: foreign DIR" "holds no untorn store" "$scratch/foreign" -- check "$scratch/foreign"
+
+cp -a "$S" "$scratch/sbcrc"
+printf '\x01' | dd of="$scratch/sbcrc/untorn.dat" bs=1 seek=60 conv=notrunc status=none
+expect_fail "check: superblock with a bad checksum" "superblock checksum mismatch" "$scratch/sbcrc" -- check "$scratch/sbcrc"
+
+cp -a "$S" "$scratch/trunc1"
+truncate -s $((16384 + 100)) "$scratch/trunc1/untorn.dat"
+expect_fail "info: data file cut mid-page" "not a multiple of the 16384-byte page size" "$scratch/trunc1" -- info "$scratch/trunc1"
+
+cp -a "$S" "$scratch/trunc2"
+truncate -s 16384 "$scratch/trunc2/untorn.dat"
+expect_fail "check: data file shorter than the pages in use" "truncated" "$scratch/trunc2" -- check "$scratch/trunc2"
+
+cp -a "$S" "$scratch/trunc3"
+truncate -s 100 "$scratch/trunc3/untorn.dat"
+expect_fail "check: data file shorter than a superblock" "too short to hold a superblock" "$scratch/trunc3" -- check "$scratch/trunc3"
+
+"$UNTORN" init "$scratch/s8" --page-size 8k >/dev/null
+dd if="$S/untorn.dat" of="$scratch/s8/untorn.dat" bs=512 count=3 conv=notrunc status=none
+expect_fail "check: data file's pages are 8k, superblock says 16k" "pages are 8192 bytes but the superblock says 16384" "$scratch/s8" -- check "$scratch/s8"
+
+expect_fail "unknown command" "unknown command" "$S" -- frobnicate "$S"
+expect_fail "check without DIR" "give exactly one DIR" "$S" -- check
+
+echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"
+[ $failed -eq 0 ]

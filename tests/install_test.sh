@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# install_test.sh - `make install PREFIX=...` installs what a user builds
+# against: a program using only pkg-config's flags for untorn compiles,
+# links against the shared and the static library, and runs; the
+# installed `untorn` command runs.
+set -u
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+prefix=$(mktemp -d "/tmp/untorn-install-$$-XXXXXX")
+trap 'rm -rf "$prefix"' EXIT
+n=0 failed=0
+
+echo "KTAP version 1"
+echo "1..4"
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; failed=$((failed + 1)); fi
+}
+
+make -s -C "$TOP" install BUILD="$BUILD" PREFIX="$prefix/usr" DESTDIR= >"$prefix/log" 2>&1
+rc=$?
+[ $rc -ne 0 ] && sed 's/^/# /' "$prefix/log"
+[ $rc -eq 0 ] && [ -x "$prefix/usr/bin/untorn" ] && [ -f "$prefix/usr/include/untorn.h" ] &&
+	[ -f "$prefix/usr/lib/libuntorn.a" ] && [ -e "$prefix/usr/lib/libuntorn.so.0" ] &&
+	[ -f "$prefix/usr/lib/pkgconfig/untorn.pc" ]
+ok $? "make install puts command, header, static and shared library, untorn.pc under PREFIX"
+
+cat >"$prefix/user.c" <<'C'
+#include <stdio.h>
+#include <string.h>
+#include <untorn.h>
+
+int main(void)
+{
+	static unsigned char disk[16384], area[16384];
+	struct ut_page_meta meta;
+	struct ut_geom g;
+
+	if (ut_crc32c(0, "123456789", 9) != 0xe3069283)
+		return 1;
+	ut_geom_init(&g, 16384, 4096);
+	ut_page_meta_init(&g, &meta, 3, UT_PAGE_BTREE, 0, 7);
+	memset(area, 1, g.area_size);
+	ut_page_pack(&g, &meta, area, disk);
+	return ut_page_verify(&g, disk, 3, NULL) == 0 ? 0 : 1;
+}
+C
+export PKG_CONFIG_PATH="$prefix/usr/lib/pkgconfig"
+# shellcheck disable=SC2046
+cc -o "$prefix/user-shared" "$prefix/user.c" $(pkg-config --cflags --libs untorn) 2>&1 | sed 's/^/# /'
+LD_LIBRARY_PATH="$prefix/usr/lib" "$prefix/user-shared"
+ok $? "a program built with pkg-config --cflags --libs untorn runs against the shared library"
+
+# shellcheck disable=SC2046
+cc -static -o "$prefix/user-static" "$prefix/user.c" $(pkg-config --static --cflags --libs untorn) 2>&1 | sed 's/^/# /'
+"$prefix/user-static"
+ok $? "the same program links statically with pkg-config --static"
+
+"$prefix/usr/bin/untorn" --version | grep -q '^untorn '
+ok $? "the installed untorn command runs"
+
+echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"
+[ $failed -eq 0 ]
