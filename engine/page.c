@@ -67,6 +67,26 @@ void ut_page_locate(const struct ut_geom *g, uint32_t off, uint32_t *block,
 	*in_block = block_payload(g, b) - o;
 }
 
+uint32_t ut_page_logical(const struct ut_geom *g, uint32_t block,
+			 uint32_t block_off)
+{
+	uint32_t hdr = g->block_size - block_payload(g, block);
+
+	if (block >= g->n_blocks || block_off < hdr || block_off >= g->block_size)
+		return UINT32_MAX;
+	if (!block)
+		return block_off - hdr;
+	return block_payload(g, 0) + (block - 1) * block_payload(g, 1) +
+	       block_off - hdr;
+}
+
+void ut_page_block_span(const struct ut_geom *g, uint32_t block,
+			uint32_t *off, uint32_t *len)
+{
+	*off = block ? block_payload(g, 0) + (block - 1) * block_payload(g, 1) : 0;
+	*len = block_payload(g, block);
+}
+
 void ut_page_touch(const struct ut_geom *g, struct ut_page_meta *m,
 		   uint32_t off, uint32_t len, uint64_t lsn)
 {
@@ -278,6 +298,49 @@ int ut_page_unpack(const struct ut_geom *g, const void *disk,
 		memcpy(dst, blk + g->block_size - payload, payload);
 		dst += payload;
 	}
+	return 0;
+}
+
+static int only_torn(const struct ut_page_report *r)
+{
+	unsigned i;
+
+	for (i = 0; i < r->n_faults; i++)
+		if (r->fault[i].kind != UT_FAULT_TORN)
+			return 0;
+	return r->n_faults > 0;
+}
+
+int ut_page_unpack_inplace(const struct ut_geom *g, void *buf,
+			   uint32_t page_no, struct ut_page_meta *m,
+			   struct ut_page_report *r, unsigned flags)
+{
+	unsigned char *base = buf, *blk;
+	uint32_t i, payload, pos = 0;
+	uint64_t lsn;
+	int ret;
+
+	ret = ut_page_verify(g, buf, page_no, r);
+	memset(m, 0, sizeof(*m));
+	m->page_no = page_no;
+	if (ret == UT_PAGE_EMPTY)
+		return ret;
+	if (ret && !((flags & UT_UNPACK_TOLERATE_TORN) && r && only_torn(r)))
+		return ret;
+	m->type = get_le16(base + PH_TYPE);
+	m->level = get_le16(base + PH_LEVEL);
+	m->flags = get_le16(base + PH_FLAGS);
+	for (i = 0; i < g->n_blocks; i++) {
+		blk = base + (size_t)i * g->block_size;
+		m->blk_lsn[i] = get_le64(blk + BH_BLK_LSN);
+		lsn = get_le64(blk + BH_PAGE_LSN);
+		if (lsn > m->page_lsn)
+			m->page_lsn = lsn;
+		payload = block_payload(g, i);
+		memmove(base + pos, blk + g->block_size - payload, payload);
+		pos += payload;
+	}
+	memset(base + pos, 0, g->page_size - pos);
 	return 0;
 }
 

@@ -6,11 +6,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <untorn/ring.h>
+
+#define UT_RING_THREAD_DEPTH 256
 
 /* How often one I/O may come back with no progress before it fails. */
 #define IO_RETRY_MAX 1000
@@ -135,6 +138,33 @@ void ut_ring_exit(struct ut_ring *ring)
 	free(ring->files);
 	free(ring->bufs);
 	free(ring);
+}
+
+static pthread_key_t thread_ring_key;
+static pthread_once_t thread_ring_once = PTHREAD_ONCE_INIT;
+
+static void thread_ring_destroy(void *ring)
+{
+	ut_ring_exit(ring);
+}
+
+static void thread_ring_key_init(void)
+{
+	pthread_key_create(&thread_ring_key, thread_ring_destroy);
+}
+
+struct ut_ring *ut_ring_thread(void)
+{
+	struct ut_ring *ring;
+
+	pthread_once(&thread_ring_once, thread_ring_key_init);
+	ring = pthread_getspecific(thread_ring_key);
+	if (ring)
+		return ring;
+	if (ut_ring_init(&ring, UT_RING_THREAD_DEPTH, 0))
+		return NULL;
+	pthread_setspecific(thread_ring_key, ring);
+	return ring;
 }
 
 int ut_ring_uses_uring(const struct ut_ring *ring)

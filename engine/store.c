@@ -15,7 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <untorn/store.h>
+#include "dblwr.h"
 #include "mem.h"
+#include "redo.h"
 
 #define EXTENT_BYTES_MIN	(1u << 20)
 #define EXTENT_PAGES_MIN	64u
@@ -81,7 +83,7 @@ int ut_store_grow(struct ut_store *st, uint64_t min_pages, struct ut_err *err)
 	if (pages > UINT32_MAX)
 		return ut_err_set(err, -EFBIG, "%s: %llu pages exceed the format's 2^32 page limit; use a larger page size",
 				  st->data_path, (unsigned long long)pages);
-	ret = extend_file(st->ring, st->data_fd, st->data_path,
+	ret = extend_file(ut_ring_thread(), st->data_fd, st->data_path,
 			  st->file_pages * st->geom.page_size,
 			  pages * st->geom.page_size, err);
 	if (ret)
@@ -168,6 +170,12 @@ static int init_check_opts(const struct ut_init_opts *o, struct ut_err *err)
 	if (o->guard == UT_GUARD_JOURNAL || o->guard == UT_GUARD_ATOMIC)
 		return ut_err_set(err, -EOPNOTSUPP, "guard '%s' is not available in this version: it needs the filesystem verdicts of untorn-fscheck; use --guard doublewrite",
 				  name);
+	if (o->log_size && (o->log_size < UT_LOG_SIZE_MIN || o->log_size > (1ull << 40)))
+		return ut_err_set(err, -EINVAL, "log size %llu is out of range; use 8M to 1T",
+				  (unsigned long long)o->log_size);
+	if (o->dblwr_segments > 64 || o->dblwr_batch > UT_DBLWR_MAX_BATCH)
+		return ut_err_set(err, -EINVAL, "doublewrite geometry %u segments of %u pages is out of range; use at most 64 segments of at most %u pages",
+				  o->dblwr_segments, o->dblwr_batch, UT_DBLWR_MAX_BATCH);
 	if (o->page_size < UT_PAGE_SIZE_MIN || o->page_size > UT_PAGE_SIZE_MAX ||
 	    (o->page_size & (o->page_size - 1)))
 		return ut_err_set(err, -EINVAL, "page size %u is not a power of two between 4 KiB and 64 KiB; use 4k, 8k, 16k, 32k or 64k",
@@ -251,6 +259,25 @@ out_free:
 	return ret;
 }
 
+/* The redo log, and the doublewrite file for that guard. */
+static int init_aux_files(const char *dir, const struct ut_init_opts *o,
+			  const struct ut_sb *sb, struct ut_err *err)
+{
+	char path[PATH_MAX + 16];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, UT_LOG_FILE);
+	ret = ut_redo_create(path, o->log_size ? o->log_size : UT_LOG_SIZE_DEFAULT,
+			     sb->uuid, err);
+	if (ret || sb->guard != UT_GUARD_DOUBLEWRITE)
+		return ret;
+	snprintf(path, sizeof(path), "%s/%s", dir, UT_DBLWR_FILE);
+	return ut_dblwr_create(path,
+			       o->dblwr_segments ? o->dblwr_segments : UT_DBLWR_SEGMENTS_DEFAULT,
+			       o->dblwr_batch ? o->dblwr_batch : UT_DBLWR_BATCH_DEFAULT,
+			       sb->page_size, err);
+}
+
 static int sync_dir(const char *dir)
 {
 	int fd, ret;
@@ -302,6 +329,9 @@ int ut_store_init(const char *dir, const struct ut_init_opts *opts,
 	ut_sys.close(fd);
 	if (ret)
 		goto out_unlink;
+	ret = init_aux_files(dir, opts, &sb, err);
+	if (ret)
+		goto out_unlink;
 	ret = sync_dir(dir);
 	if (ret) {
 		ut_err_set(err, ret, "%s: cannot sync the directory: %s",
@@ -311,6 +341,10 @@ int ut_store_init(const char *dir, const struct ut_init_opts *opts,
 	return 0;
 
 out_unlink:
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s", dir, UT_LOG_FILE);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s", dir, UT_DBLWR_FILE);
 	unlink(path);
 out_rmdir:
 	if (created)
@@ -339,7 +373,7 @@ int ut_store_write_checkpoint(struct ut_store *st, struct ut_ckpt *ck,
 		    (1 + slot) * UT_SB_SECTOR);
 	io[0].flags = UT_IO_LINK;
 	ut_io_fdatasync(&io[1], st->data_fd);
-	ret = ut_ring_run(st->ring, io, 2);
+	ret = ut_ring_run(ut_ring_thread(), io, 2);
 	free(sector);
 	if (ret)
 		return ut_err_set(err, ret, "%s: cannot write checkpoint slot %u: %s; check the device",

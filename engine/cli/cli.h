@@ -16,6 +16,26 @@
 int cmd_init(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_put(int argc, char **argv);
+int cmd_get(int argc, char **argv);
+int cmd_delete(int argc, char **argv);
+int cmd_load(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
+
+struct ut_engine;
+struct ut_engine_opts;
+struct ut_err;
+
+/* A count or size option in [min, max]; prints the usage error itself. */
+int cli_parse_num(const char *cmd, const char *what, const char *arg,
+		  uint64_t min, uint64_t max, uint64_t *out);
+/* The one line of an engine error (falls back to strerror). */
+int cli_fail_err(const struct ut_err *err, int ret);
+/* Opens the engine, saying on stderr when it recovered from a crash. */
+int cli_engine_open(const char *dir, const struct ut_engine_opts *o,
+		    struct ut_engine **engp);
+int cli_engine_close(struct ut_engine *eng);
 
 /* Prints "untorn: <msg>" on stderr and returns EXIT_ERROR. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

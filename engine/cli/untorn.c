@@ -3,9 +3,13 @@
  * untorn.c - the `untorn` command: dispatch to subcommands, shared error
  * output.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <untorn/engine.h>
+#include <untorn/err.h>
+#include <untorn/parse.h>
 #include "cli.h"
 
 #ifndef UNTORN_VERSION
@@ -20,6 +24,12 @@ static const struct {
 	{ "init",  cmd_init,  "make a new store in DIR" },
 	{ "info",  cmd_info,  "print a store's superblock, checkpoint and I/O path" },
 	{ "check", cmd_check, "verify every block of every page (exit 1: corrupt pages)" },
+	{ "put",   cmd_put,   "write one row: untorn put DIR KEY VALUE" },
+	{ "get",   cmd_get,   "read one row: untorn get DIR KEY" },
+	{ "delete", cmd_delete, "delete one row: untorn delete DIR KEY" },
+	{ "load",  cmd_load,  "insert N rows in random or sequential key order" },
+	{ "bench", cmd_bench, "bench write: a mix of updates and inserts, TPS and commit latency" },
+	{ "recover", cmd_recover, "run crash recovery and report what it did" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -46,6 +56,53 @@ int cli_usage_fail(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "; try 'untorn %s --help'\n", cmd);
 	return EXIT_ERROR;
+}
+
+int cli_parse_num(const char *cmd, const char *what, const char *arg,
+		  uint64_t min, uint64_t max, uint64_t *out)
+{
+	int ret = ut_parse_size(arg, UINT64_MAX, out);
+
+	if (ret == -EINVAL)
+		return cli_usage_fail(cmd, "%s '%s' is not a number", what, arg);
+	if (ret || *out < min || *out > max)
+		return cli_usage_fail(cmd, "%s %s is out of range (%llu..%llu)",
+				      what, arg, (unsigned long long)min,
+				      (unsigned long long)max);
+	return 0;
+}
+
+int cli_fail_err(const struct ut_err *err, int ret)
+{
+	if (err->msg[0])
+		return cli_fail("%s", err->msg);
+	return cli_fail("%s", strerror(-ret));
+}
+
+int cli_engine_open(const char *dir, const struct ut_engine_opts *o,
+		    struct ut_engine **engp)
+{
+	struct ut_recovery_report rep;
+	struct ut_err err = { "" };
+	int ret;
+
+	ret = ut_engine_open(dir, o, engp, &rep, &err);
+	if (ret)
+		return cli_fail_err(&err, ret);
+	if (rep.needed || rep.dblwr_restored)
+		fprintf(stderr, "untorn: %s was not shut down cleanly: recovered automatically (%llu pages restored from the doublewrite buffer, %llu redo records applied up to LSN %llu)\n",
+			dir, (unsigned long long)rep.dblwr_restored,
+			(unsigned long long)rep.records_applied,
+			(unsigned long long)rep.end_lsn);
+	return 0;
+}
+
+int cli_engine_close(struct ut_engine *eng)
+{
+	struct ut_err err = { "" };
+	int ret = ut_engine_close(eng, &err);
+
+	return ret ? cli_fail_err(&err, ret) : 0;
 }
 
 static void usage(FILE *out)

@@ -103,6 +103,15 @@ int ut_geom_init(struct ut_geom *g, uint32_t page_size, uint32_t block_size);
 void ut_page_locate(const struct ut_geom *g, uint32_t off, uint32_t *block,
 		    uint32_t *block_off, uint32_t *in_block);
 
+/* The logical offset of byte block_off of block (the inverse of
+ * ut_page_locate), or UINT32_MAX when that byte is a header byte. */
+uint32_t ut_page_logical(const struct ut_geom *g, uint32_t block,
+			 uint32_t block_off);
+
+/* The logical bytes block b holds: [*off, *off + *len). */
+void ut_page_block_span(const struct ut_geom *g, uint32_t block,
+			uint32_t *off, uint32_t *len);
+
 /* Records a change of logical bytes [off, off + len) at lsn. */
 void ut_page_touch(const struct ut_geom *g, struct ut_page_meta *m,
 		   uint32_t off, uint32_t len, uint64_t lsn);
@@ -128,6 +137,20 @@ int ut_page_verify(const struct ut_geom *g, const void *disk,
 int ut_page_unpack(const struct ut_geom *g, const void *disk,
 		   uint32_t page_no, struct ut_page_meta *m, void *area,
 		   struct ut_page_report *report);
+
+#define UT_UNPACK_TOLERATE_TORN (1u << 0)
+
+/*
+ * Unpacks an on-disk image in place: buf (page_size bytes) starts with the
+ * logical area afterwards.  With UT_UNPACK_TOLERATE_TORN a page whose only
+ * faults are TORN is unpacked too (each block keeps its own LSN; the page
+ * LSN is the newest), which is what recovery needs to rebuild it block by
+ * block.  An empty page unpacks to zeros with meta type 0 and all LSNs 0.
+ * Returns 0, UT_PAGE_EMPTY or -EBADMSG (buf untouched).
+ */
+int ut_page_unpack_inplace(const struct ut_geom *g, void *buf,
+			   uint32_t page_no, struct ut_page_meta *m,
+			   struct ut_page_report *report, unsigned flags);
 
 /* The CRC32C of one block as stored in its header. */
 uint32_t ut_block_crc(const void *block, uint32_t block_size,

@@ -75,6 +75,10 @@ struct ut_ring;
 int ut_ring_init(struct ut_ring **ringp, unsigned depth, unsigned flags);
 void ut_ring_exit(struct ut_ring *ring);
 
+/* The calling thread's own ring (rings are not shared between threads),
+ * made on first use and torn down when the thread exits; NULL on ENOMEM. */
+struct ut_ring *ut_ring_thread(void);
+
 /* 1 when I/O goes through io_uring, 0 on the pread/pwrite fallback. */
 int ut_ring_uses_uring(const struct ut_ring *ring);
 /* Why the fallback is in use ("" when it is not). */

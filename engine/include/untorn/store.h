@@ -20,6 +20,8 @@
 #include <untorn/superblock.h>
 
 #define UT_DATA_FILE	"untorn.dat"
+#define UT_DBLWR_SEGMENTS_DEFAULT 2
+#define UT_DBLWR_BATCH_DEFAULT 64
 #define UT_RING_DEPTH	128
 
 struct ut_store {
@@ -41,6 +43,9 @@ struct ut_init_opts {
 	uint32_t block_size;	/* 0: the filesystem's block size */
 	uint32_t guard;		/* enum ut_guard; default doublewrite */
 	int unsafe;		/* allows the 'none' guard */
+	uint64_t log_size;	/* redo log bytes; 0: 64 MiB */
+	unsigned dblwr_segments; /* doublewrite segments; 0: 2 */
+	unsigned dblwr_batch;	/* pages per segment; 0: 64 */
 };
 
 #define UT_OPEN_RDONLY	(1u << 0)

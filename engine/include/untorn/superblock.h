@@ -31,7 +31,7 @@
 #define UT_SB_REGION		(3 * UT_SB_SECTOR)
 #define UT_SB_MAGIC		"UNTORNSB"
 #define UT_CKPT_MAGIC		"UNTORNCK"
-#define UT_LSN_START		1u
+#define UT_LSN_START		524u	/* first byte after the header of log block 1 */
 
 enum ut_guard {
 	UT_GUARD_DOUBLEWRITE = 1,

@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bpool.c - buffer pool: lookup, read, eviction, dirty tracking.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <untorn/ring.h>
+#include "bpool.h"
+#include "mem.h"
+
+int ut_bpool_init(struct ut_bpool *bp, const struct ut_geom *g,
+		  uint64_t bytes, int data_fd, const char *data_path,
+		  struct ut_err *err)
+{
+	unsigned i, hash_size = 1;
+
+	memset(bp, 0, sizeof(*bp));
+	bp->geom = *g;
+	bp->data_fd = data_fd;
+	bp->data_path = data_path;
+	bp->n_frames = bytes / g->page_size;
+	if (bp->n_frames < UT_BPOOL_MIN_FRAMES)
+		return ut_err_set(err, -EINVAL, "buffer pool of %llu bytes holds %u pages of %u bytes, fewer than %u; use a larger --pool",
+				  (unsigned long long)bytes, bp->n_frames,
+				  g->page_size, UT_BPOOL_MIN_FRAMES);
+	while (hash_size < bp->n_frames * 2)
+		hash_size <<= 1;
+	bp->hash_mask = hash_size - 1;
+	bp->mem = ut_io_alloc((size_t)bp->n_frames * g->page_size);
+	bp->frames = calloc(bp->n_frames, sizeof(*bp->frames));
+	bp->hash = calloc(hash_size, sizeof(*bp->hash));
+	if (!bp->mem || !bp->frames || !bp->hash) {
+		ut_bpool_destroy(bp);
+		return ut_err_set(err, -ENOMEM, "cannot allocate a %llu-byte buffer pool; use a smaller --pool",
+				  (unsigned long long)bytes);
+	}
+	for (i = 0; i < bp->n_frames; i++) {
+		struct ut_frame *f = &bp->frames[i];
+
+		ut_rwlock_init(&f->latch, UT_LATCH_PAGE);
+		f->area = bp->mem + (size_t)i * g->page_size;
+		f->free_next = bp->free_list;
+		bp->free_list = f;
+	}
+	ut_mutex_init(&bp->mutex, UT_LATCH_POOL);
+	ut_mutex_init(&bp->fl_mutex, UT_LATCH_FLUSH_LIST);
+	ut_cond_init(&bp->free_cond);
+	return 0;
+}
+
+void ut_bpool_destroy(struct ut_bpool *bp)
+{
+	unsigned i;
+
+	if (bp->frames)
+		for (i = 0; i < bp->n_frames; i++)
+			ut_rwlock_destroy(&bp->frames[i].latch);
+	free(bp->frames);
+	free(bp->hash);
+	free(bp->mem);
+	bp->frames = NULL;
+	bp->hash = NULL;
+	bp->mem = NULL;
+}
+
+/* ---- lists (pool mutex held) --------------------------------------- */
+
+static unsigned hash_of(const struct ut_bpool *bp, uint32_t page_no)
+{
+	return (page_no * 2654435761u) & bp->hash_mask;
+}
+
+static struct ut_frame *hash_find(struct ut_bpool *bp, uint32_t page_no)
+{
+	struct ut_frame *f = bp->hash[hash_of(bp, page_no)];
+
+	while (f && f->page_no != page_no)
+		f = f->hash_next;
+	return f;
+}
+
+static void hash_insert(struct ut_bpool *bp, struct ut_frame *f)
+{
+	unsigned h = hash_of(bp, f->page_no);
+
+	f->hash_next = bp->hash[h];
+	bp->hash[h] = f;
+}
+
+static void hash_remove(struct ut_bpool *bp, struct ut_frame *f)
+{
+	struct ut_frame **pp = &bp->hash[hash_of(bp, f->page_no)];
+
+	while (*pp && *pp != f)
+		pp = &(*pp)->hash_next;
+	if (*pp)
+		*pp = f->hash_next;
+	f->hash_next = NULL;
+}
+
+static void lru_remove(struct ut_bpool *bp, struct ut_frame *f)
+{
+	if (f->lru_prev)
+		f->lru_prev->lru_next = f->lru_next;
+	else
+		bp->lru_head = f->lru_next;
+	if (f->lru_next)
+		f->lru_next->lru_prev = f->lru_prev;
+	else
+		bp->lru_tail = f->lru_prev;
+	f->lru_prev = f->lru_next = NULL;
+}
+
+static void lru_push_head(struct ut_bpool *bp, struct ut_frame *f)
+{
+	f->lru_prev = NULL;
+	f->lru_next = bp->lru_head;
+	if (bp->lru_head)
+		bp->lru_head->lru_prev = f;
+	else
+		bp->lru_tail = f;
+	bp->lru_head = f;
+}
+
+static int evictable(struct ut_frame *f)
+{
+	return atomic_load(&f->fix) == 0 && !f->io_fix &&
+	       (f->state == UT_FRAME_ERROR ||
+		(f->state == UT_FRAME_READY && f->oldest_lsn == 0));
+}
+
+/* A frame to reuse, or NULL when every frame is fixed or dirty. */
+static struct ut_frame *frame_take_locked(struct ut_bpool *bp)
+{
+	struct ut_frame *f = bp->free_list;
+
+	if (f) {
+		bp->free_list = f->free_next;
+		return f;
+	}
+	for (f = bp->lru_tail; f; f = f->lru_prev) {
+		if (!evictable(f))
+			continue;
+		hash_remove(bp, f);
+		lru_remove(bp, f);
+		bp->stats.evictions++;
+		return f;
+	}
+	return NULL;
+}
+
+/* ---- get / create / release ----------------------------------------- */
+
+static void latch(struct ut_frame *f, enum ut_latch_mode mode)
+{
+	if (mode == UT_X)
+		ut_rwlock_wrlock(&f->latch);
+	else
+		ut_rwlock_rdlock(&f->latch);
+}
+
+void ut_bpool_release(struct ut_bpool *bp, struct ut_frame *f,
+		      enum ut_latch_mode mode)
+{
+	(void)bp;
+	(void)mode;
+	ut_rwlock_unlock(&f->latch);
+	atomic_fetch_sub(&f->fix, 1);
+}
+
+static int frame_read(struct ut_bpool *bp, struct ut_frame *f, unsigned flags)
+{
+	struct ut_ring *ring = ut_ring_thread();
+	const struct ut_geom *g = &bp->geom;
+	struct ut_io io;
+	int ret;
+
+	if (!ring)
+		return -ENOMEM;
+	ut_io_read(&io, bp->data_fd, f->area, g->page_size,
+		   (uint64_t)f->page_no * g->page_size);
+	ret = ut_ring_run(ring, &io, 1);
+	if (ret)
+		return ret == -ENODATA ? -EIO : ret;
+	ret = ut_page_unpack_inplace(g, f->area, f->page_no, &f->meta, NULL,
+				     flags);
+	if (ret == UT_PAGE_EMPTY)
+		ret = (flags & UT_UNPACK_TOLERATE_TORN) ? 0 : -EBADMSG;
+	return ret;
+}
+
+/* Takes a frame for page_no, X-latched, in the hash; pool mutex held on
+ * entry, and on return when a frame was found (*waited = 0). */
+static struct ut_frame *frame_claim(struct ut_bpool *bp, uint32_t page_no,
+				    int *waited)
+{
+	struct ut_frame *f;
+
+	*waited = 0;
+	f = frame_take_locked(bp);
+	if (!f) {
+		bp->stats.free_waits++;
+		if (bp->need_free)
+			bp->need_free(bp->need_free_arg);
+		ut_cond_wait(&bp->free_cond, &bp->mutex, UT_LATCH_POOL,
+			     100000000ull);
+		*waited = 1;
+		return NULL;
+	}
+	f->page_no = page_no;
+	f->state = UT_FRAME_READING;
+	f->oldest_lsn = 0;
+	f->newest_lsn = 0;
+	f->io_fix = 0;
+	atomic_store(&f->fix, 1);
+	hash_insert(bp, f);
+	lru_push_head(bp, f);
+	ut_rwlock_wrlock(&f->latch);
+	return f;
+}
+
+static void frame_fail(struct ut_bpool *bp, struct ut_frame *f, int err)
+{
+	ut_mutex_lock(&bp->mutex);
+	f->state = UT_FRAME_ERROR;
+	f->error = err;
+	hash_remove(bp, f);
+	ut_mutex_unlock(&bp->mutex);
+}
+
+int ut_bpool_get(struct ut_bpool *bp, uint32_t page_no,
+		 enum ut_latch_mode mode, unsigned flags,
+		 struct ut_frame **framep)
+{
+	struct ut_frame *f;
+	int waited, ret;
+
+	ut_mutex_lock(&bp->mutex);
+	for (;;) {
+		f = hash_find(bp, page_no);
+		if (f) {
+			atomic_fetch_add(&f->fix, 1);
+			if (bp->lru_head != f) {
+				lru_remove(bp, f);
+				lru_push_head(bp, f);
+			}
+			bp->stats.hits++;
+			ut_mutex_unlock(&bp->mutex);
+			latch(f, mode);
+			if (f->state == UT_FRAME_ERROR) {
+				ret = f->error;
+				ut_bpool_release(bp, f, mode);
+				return ret;
+			}
+			*framep = f;
+			return 0;
+		}
+		f = frame_claim(bp, page_no, &waited);
+		if (f)
+			break;
+	}
+	bp->stats.misses++;
+	bp->stats.reads++;
+	ut_mutex_unlock(&bp->mutex);
+	ret = frame_read(bp, f, flags);
+	if (ret) {
+		frame_fail(bp, f, ret);
+		ut_bpool_release(bp, f, UT_X);
+		return ret;
+	}
+	f->state = UT_FRAME_READY;
+	if (mode == UT_S) {
+		ut_rwlock_unlock(&f->latch);
+		ut_rwlock_rdlock(&f->latch);
+	}
+	*framep = f;
+	return 0;
+}
+
+int ut_bpool_create(struct ut_bpool *bp, uint32_t page_no,
+		    struct ut_frame **framep)
+{
+	struct ut_frame *f;
+	int waited;
+
+	ut_mutex_lock(&bp->mutex);
+	f = hash_find(bp, page_no);
+	if (f) {
+		ut_mutex_unlock(&bp->mutex);
+		return -EEXIST;
+	}
+	while (!(f = frame_claim(bp, page_no, &waited)))
+		if (hash_find(bp, page_no)) {
+			ut_mutex_unlock(&bp->mutex);
+			return -EEXIST;
+		}
+	ut_mutex_unlock(&bp->mutex);
+	memset(f->area, 0, bp->geom.page_size);
+	memset(&f->meta, 0, sizeof(f->meta));
+	f->meta.page_no = page_no;
+	f->state = UT_FRAME_READY;
+	*framep = f;
+	return 0;
+}
+
+/* ---- dirty tracking (flush list mutex held) -------------------------- */
+
+void ut_bpool_dirty_locked(struct ut_bpool *bp, struct ut_frame *f,
+			   uint64_t start_lsn, uint64_t end_lsn)
+{
+	f->newest_lsn = end_lsn;
+	if (f->oldest_lsn)
+		return;
+	f->oldest_lsn = start_lsn;
+	f->fl_prev = NULL;
+	f->fl_next = bp->fl_head;
+	if (bp->fl_head)
+		bp->fl_head->fl_prev = f;
+	else
+		bp->fl_tail = f;
+	bp->fl_head = f;
+	bp->n_dirty++;
+}
+
+void ut_bpool_clean_locked(struct ut_bpool *bp, struct ut_frame *f)
+{
+	if (!f->oldest_lsn)
+		return;
+	if (f->fl_prev)
+		f->fl_prev->fl_next = f->fl_next;
+	else
+		bp->fl_head = f->fl_next;
+	if (f->fl_next)
+		f->fl_next->fl_prev = f->fl_prev;
+	else
+		bp->fl_tail = f->fl_prev;
+	f->fl_prev = f->fl_next = NULL;
+	f->oldest_lsn = 0;
+	bp->n_dirty--;
+}
+
+uint64_t ut_bpool_oldest_lsn(struct ut_bpool *bp)
+{
+	uint64_t lsn;
+
+	ut_mutex_lock(&bp->fl_mutex);
+	lsn = bp->fl_tail ? bp->fl_tail->oldest_lsn : 0;
+	ut_mutex_unlock(&bp->fl_mutex);
+	return lsn;
+}
+
+unsigned ut_bpool_dirty_count(struct ut_bpool *bp)
+{
+	unsigned n;
+
+	ut_mutex_lock(&bp->fl_mutex);
+	n = bp->n_dirty;
+	ut_mutex_unlock(&bp->fl_mutex);
+	return n;
+}
+
+void ut_bpool_wake_free(struct ut_bpool *bp)
+{
+	ut_mutex_lock(&bp->mutex);
+	pthread_cond_broadcast(&bp->free_cond);
+	ut_mutex_unlock(&bp->mutex);
+}
+
+/*
+ * Fixes and X-latches n pages, reading the ones not in the pool with one
+ * batch (one io_uring_submit when it fits the ring).  frames[i] is NULL
+ * (and errs[i] set) for a page that could not be read or verified.
+ */
+int ut_bpool_get_batch(struct ut_bpool *bp, const uint32_t *page_nos,
+		       unsigned n, unsigned flags, struct ut_frame **frames,
+		       int *errs, uint64_t *submits)
+{
+	struct ut_ring *ring = ut_ring_thread();
+	const struct ut_geom *g = &bp->geom;
+	struct ut_io *ios;
+	unsigned i, n_io = 0;
+	uint64_t s0;
+	int waited, ret = 0;
+
+	if (!ring)
+		return -ENOMEM;
+	ios = calloc(n, sizeof(*ios));
+	if (!ios)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		errs[i] = 0;
+		frames[i] = NULL;
+		ut_mutex_lock(&bp->mutex);
+		if (hash_find(bp, page_nos[i])) {
+			ut_mutex_unlock(&bp->mutex);
+			errs[i] = ut_bpool_get(bp, page_nos[i], UT_X, flags, &frames[i]);
+			continue;
+		}
+		while (!(frames[i] = frame_claim(bp, page_nos[i], &waited)))
+			;
+		bp->stats.misses++;
+		bp->stats.reads++;
+		ut_mutex_unlock(&bp->mutex);
+		ut_io_read(&ios[n_io], bp->data_fd, frames[i]->area, g->page_size,
+			   (uint64_t)page_nos[i] * g->page_size);
+		ios[n_io++].user = (void *)(uintptr_t)i;
+	}
+	s0 = ut_ring_stats(ring)->submits;
+	if (n_io)
+		ut_ring_run(ring, ios, n_io);
+	*submits += ut_ring_stats(ring)->submits - s0;
+	for (i = 0; i < n_io; i++) {
+		unsigned k = (uintptr_t)ios[i].user;
+		struct ut_frame *f = frames[k];
+
+		ret = ios[i].res == (int)g->page_size ? 0 :
+		      (ios[i].res < 0 ? ios[i].res : -EIO);
+		if (!ret) {
+			ret = ut_page_unpack_inplace(g, f->area, f->page_no,
+						     &f->meta, NULL, flags);
+			if (ret == UT_PAGE_EMPTY)
+				ret = (flags & UT_UNPACK_TOLERATE_TORN) ? 0 : -EBADMSG;
+		}
+		if (ret) {
+			frame_fail(bp, f, ret);
+			ut_bpool_release(bp, f, UT_X);
+			frames[k] = NULL;
+			errs[k] = ret;
+			continue;
+		}
+		f->state = UT_FRAME_READY;
+	}
+	free(ios);
+	return 0;
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bpool.h - the buffer pool: page frames (4 KiB-aligned, so reads can go
+ * straight into them with O_DIRECT), a page hash, an LRU list, a free
+ * list, and the flush list of dirty frames ordered by their oldest
+ * modification LSN.
+ *
+ * A frame holds the page's logical area (block headers stripped, see
+ * page.h) plus its struct ut_page_meta; it is unpacked in place after a
+ * read and packed into a separate I/O buffer when flushed.  A frame is
+ * buffer-fixed (fix > 0) while anyone uses it and latched (rwlock) while
+ * read or modified.
+ */
+#ifndef UNTORN_BPOOL_H
+#define UNTORN_BPOOL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <untorn/err.h>
+#include <untorn/latch.h>
+#include <untorn/page.h>
+
+enum ut_frame_state {
+	UT_FRAME_FREE,
+	UT_FRAME_READING,
+	UT_FRAME_READY,
+	UT_FRAME_ERROR,
+};
+
+struct ut_frame {
+	struct ut_rwlock latch;
+	uint32_t page_no;
+	uint8_t state;
+	uint8_t io_fix;		/* being flushed: cleaners skip it */
+	int error;		/* state ERROR: why the read failed */
+	atomic_int fix;
+	uint64_t oldest_lsn;	/* 0: clean */
+	uint64_t newest_lsn;
+	struct ut_page_meta meta;
+	unsigned char *area;
+	struct ut_frame *hash_next;
+	struct ut_frame *lru_prev, *lru_next;
+	struct ut_frame *fl_prev, *fl_next;
+	struct ut_frame *free_next;
+};
+
+struct ut_bpool_stats {
+	uint64_t hits, misses, reads, evictions, free_waits;
+};
+
+struct ut_bpool {
+	struct ut_geom geom;
+	int data_fd;
+	const char *data_path;
+	unsigned n_frames;
+	struct ut_frame *frames;
+	unsigned char *mem;
+	struct ut_mutex mutex;		/* hash, LRU, free list */
+	pthread_cond_t free_cond;
+	struct ut_frame **hash;
+	unsigned hash_mask;
+	struct ut_frame *lru_head, *lru_tail;
+	struct ut_frame *free_list;
+	struct ut_mutex fl_mutex;	/* flush list */
+	struct ut_frame *fl_head, *fl_tail;	/* newest .. oldest */
+	unsigned n_dirty;
+	void (*need_free)(void *arg);	/* asks the cleaner to flush */
+	void *need_free_arg;
+	struct ut_bpool_stats stats;
+};
+
+#define UT_BPOOL_MIN_FRAMES 64
+
+enum ut_latch_mode { UT_S, UT_X };
+
+int ut_bpool_init(struct ut_bpool *bp, const struct ut_geom *g,
+		  uint64_t bytes, int data_fd, const char *data_path,
+		  struct ut_err *err);
+void ut_bpool_destroy(struct ut_bpool *bp);
+
+/*
+ * Fixes and latches page_no, reading it if needed.  flags: 0, or
+ * UT_UNPACK_TOLERATE_TORN for recovery.  Returns 0, or -errno (-EBADMSG
+ * for a page that fails verification).
+ */
+int ut_bpool_get(struct ut_bpool *bp, uint32_t page_no,
+		 enum ut_latch_mode mode, unsigned flags,
+		 struct ut_frame **framep);
+int ut_bpool_get_batch(struct ut_bpool *bp, const uint32_t *page_nos,
+		       unsigned n, unsigned flags, struct ut_frame **frames,
+		       int *errs, uint64_t *submits);
+/* A fresh, X-latched, zeroed frame for a page not yet on disk. */
+int ut_bpool_create(struct ut_bpool *bp, uint32_t page_no,
+		    struct ut_frame **framep);
+void ut_bpool_release(struct ut_bpool *bp, struct ut_frame *f,
+		      enum ut_latch_mode mode);
+
+/* Under fl_mutex: mark a frame dirty / clean. */
+void ut_bpool_dirty_locked(struct ut_bpool *bp, struct ut_frame *f,
+			   uint64_t start_lsn, uint64_t end_lsn);
+void ut_bpool_clean_locked(struct ut_bpool *bp, struct ut_frame *f);
+/* Oldest modification LSN of any dirty page, or 0 when none. */
+uint64_t ut_bpool_oldest_lsn(struct ut_bpool *bp);
+unsigned ut_bpool_dirty_count(struct ut_bpool *bp);
+/* Wakes threads waiting for a free frame (after a flush). */
+void ut_bpool_wake_free(struct ut_bpool *bp);
+
+#endif

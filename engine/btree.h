@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * btree.h - the clustered B+tree of u64 keys.
+ *
+ * Node layout in the page's logical area:
+ *   0 le16 n_recs, 2 le16 heap_top (0 = empty page: area_size),
+ *   4 le32 next leaf, 8 le32 prev leaf, 12 le16 garbage bytes,
+ *  16 le16 slot[n_recs] (record offsets, in key order)
+ * Records fill the heap from the end of the area down:
+ *   leaf:     le64 key, le16 value length, value
+ *   internal: le64 key, le32 child (the first record's key means -inf)
+ * The root is always page 1: a root split moves the root's records to a
+ * new page.  A split takes a new page at the end of the file, so a tree
+ * loaded in random key order is fragmented on disk.
+ */
+#ifndef UNTORN_BTREE_H
+#define UNTORN_BTREE_H
+
+#include <stdint.h>
+#include "engine_int.h"
+
+int ut_btree_put(struct ut_engine *eng, uint64_t key, const void *val,
+		 uint32_t len, uint64_t *lsn);
+int ut_btree_delete(struct ut_engine *eng, uint64_t key, uint64_t *lsn);
+int ut_btree_get(struct ut_engine *eng, uint64_t key, void *buf,
+		 uint32_t cap, uint32_t *len);
+int ut_btree_scan(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
+		  void *user);
+
+#endif

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_rows.c - `untorn put | get | delete DIR KEY [VALUE]`: one row at a
+ * time, each write committed durably before the command returns.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <untorn/engine.h>
+#include "cli.h"
+
+static int row_args(const char *cmd, int argc, char **argv, int want,
+		    uint64_t *key)
+{
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: untorn %s DIR KEY%s\n", cmd, want == 4 ? " VALUE" : "");
+		return -1;
+	}
+	if (argc != want)
+		return cli_usage_fail(cmd, "give DIR KEY%s", want == 4 ? " VALUE" : "");
+	return cli_parse_num(cmd, "key", argv[2], 0, UINT64_MAX, key);
+}
+
+int cmd_put(int argc, char **argv)
+{
+	struct ut_engine_opts o;
+	struct ut_engine *eng;
+	struct ut_err err = { "" };
+	uint64_t key;
+	int ret;
+
+	ret = row_args("put", argc, argv, 4, &key);
+	if (ret)
+		return ret < 0 ? EXIT_OK : ret;
+	ut_engine_opts_default(&o);
+	o.pool_bytes = 8 << 20;
+	if (cli_engine_open(argv[1], &o, &eng))
+		return EXIT_ERROR;
+	ret = ut_put(eng, key, argv[3], strlen(argv[3]), &err);
+	if (ret) {
+		cli_engine_close(eng);
+		return cli_fail_err(&err, ret);
+	}
+	return cli_engine_close(eng);
+}
+
+int cmd_get(int argc, char **argv)
+{
+	static char buf[65536];
+	struct ut_engine_opts o;
+	struct ut_engine *eng;
+	uint32_t len;
+	uint64_t key;
+	int ret;
+
+	ret = row_args("get", argc, argv, 3, &key);
+	if (ret)
+		return ret < 0 ? EXIT_OK : ret;
+	ut_engine_opts_default(&o);
+	o.pool_bytes = 8 << 20;
+	if (cli_engine_open(argv[1], &o, &eng))
+		return EXIT_ERROR;
+	ret = ut_get(eng, key, buf, sizeof(buf), &len);
+	if (!ret)
+		printf("%.*s\n", (int)len, buf);
+	if (cli_engine_close(eng))
+		return EXIT_ERROR;
+	if (ret == -ENOENT) {
+		fprintf(stderr, "untorn: key %llu not found\n", (unsigned long long)key);
+		return EXIT_CORRUPT;
+	}
+	return ret ? cli_fail("read failed: %s", strerror(-ret)) : EXIT_OK;
+}
+
+int cmd_delete(int argc, char **argv)
+{
+	struct ut_engine_opts o;
+	struct ut_engine *eng;
+	struct ut_err err = { "" };
+	uint64_t key;
+	int ret;
+
+	ret = row_args("delete", argc, argv, 3, &key);
+	if (ret)
+		return ret < 0 ? EXIT_OK : ret;
+	ut_engine_opts_default(&o);
+	o.pool_bytes = 8 << 20;
+	if (cli_engine_open(argv[1], &o, &eng))
+		return EXIT_ERROR;
+	ret = ut_delete(eng, key, &err);
+	if (cli_engine_close(eng))
+		return EXIT_ERROR;
+	if (ret == -ENOENT) {
+		fprintf(stderr, "untorn: %s\n", err.msg);
+		return EXIT_CORRUPT;
+	}
+	return ret ? cli_fail_err(&err, ret) : EXIT_OK;
+}

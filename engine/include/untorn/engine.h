@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine.h - the transactional page engine: a clustered B+tree of u64
+ * keys over the buffer pool, redo log with group commit, page cleaner
+ * threads writing through the store's guard (doublewrite), checkpoints,
+ * and crash recovery on open.
+ *
+ * A transaction is one row write (put or delete): it is one
+ * mini-transaction, atomic through redo, durable when ut_put() returns in
+ * `sync` commit mode, or within 100 ms in `lazy` mode.
+ */
+#ifndef UNTORN_ENGINE_H
+#define UNTORN_ENGINE_H
+
+#include <stdint.h>
+#include <untorn/err.h>
+#include <untorn/latch.h>
+
+enum ut_commit_mode {
+	UT_COMMIT_SYNC,
+	UT_COMMIT_LAZY,
+};
+
+struct ut_engine_opts {
+	uint64_t pool_bytes;	/* default 128 MiB */
+	enum ut_commit_mode commit;
+	unsigned cleaners;	/* page cleaner threads, default 2 */
+	unsigned batch;		/* pages per flush batch, default 64 */
+};
+
+struct ut_recovery_report {
+	int needed;			/* redo after the checkpoint was found */
+	uint64_t checkpoint_lsn;
+	uint64_t end_lsn;
+	uint64_t groups, records, redo_bytes;
+	uint64_t records_applied, records_skipped;
+	uint64_t pages_read, read_submits;
+	uint64_t dblwr_checked, dblwr_restored;
+	uint32_t restored[64];
+	const char *stop_reason;
+	double seconds;
+};
+
+struct ut_engine_stats {
+	uint64_t commits;
+	uint64_t pages_written;
+	uint64_t page_bytes_written;
+	uint64_t redo_bytes_written;
+	uint64_t dblwr_bytes_written;
+	uint64_t fsyncs;
+	uint64_t checkpoints;
+	uint64_t dblwr_waits, dblwr_wait_ns;
+	uint64_t pool_reads, pool_hits, pool_misses, pool_free_waits;
+};
+
+struct ut_engine;
+
+#define UT_VALUE_MAX_FRACTION 8		/* value <= area / 8 */
+
+void ut_engine_opts_default(struct ut_engine_opts *o);
+/* Opens a store, running crash recovery when the log holds redo after
+ * the checkpoint (rep may be NULL). */
+int ut_engine_open(const char *dir, const struct ut_engine_opts *o,
+		   struct ut_engine **engp, struct ut_recovery_report *rep,
+		   struct ut_err *err);
+/* Flushes every dirty page, writes a checkpoint, stops the threads. */
+int ut_engine_close(struct ut_engine *eng, struct ut_err *err);
+
+uint32_t ut_engine_value_max(const struct ut_engine *eng);
+int ut_put(struct ut_engine *eng, uint64_t key, const void *val,
+	   uint32_t len, struct ut_err *err);
+/* -ENOENT when absent; *len gets the value's length (may exceed cap). */
+int ut_get(struct ut_engine *eng, uint64_t key, void *buf, uint32_t cap,
+	   uint32_t *len);
+int ut_delete(struct ut_engine *eng, uint64_t key, struct ut_err *err);
+
+typedef int (*ut_scan_fn)(uint64_t key, const void *val, uint32_t len,
+			  void *user);
+/* Calls fn for every key >= from in key order until fn returns non-zero. */
+int ut_scan(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void *user);
+
+void ut_engine_stats(struct ut_engine *eng, struct ut_engine_stats *s);
+const char *ut_engine_guard(const struct ut_engine *eng);
+uint32_t ut_engine_page_size(const struct ut_engine *eng);
+const char *ut_engine_data_path(const struct ut_engine *eng);
+
+#endif

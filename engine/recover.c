@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+/*
+ * recover.c - crash recovery: restore torn pages from the doublewrite
+ * buffer, then apply redo from the checkpoint block by block (a record is
+ * applied only to a block whose LSN is older than the record's group),
+ * reading the pages redo touches in batches through the ring; then flush,
+ * and checkpoint at the end of the log.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bytes.h"
+#include "engine_int.h"
+#include "mtr.h"
+
+#define RECOVER_BATCH 64
+
+struct rec_ref {
+	uint32_t page_no;
+	uint32_t group;
+	size_t off;		/* of the record in the scan stream */
+};
+
+static int ref_order(const void *a, const void *b)
+{
+	const struct rec_ref *x = a, *y = b;
+
+	if (x->page_no != y->page_no)
+		return x->page_no < y->page_no ? -1 : 1;
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static size_t rec_len(const unsigned char *r)
+{
+	return r[0] == UT_REC_WRITE ? UT_REC_WRITE_HDR + get_le16(r + 8) :
+	       UT_REC_INIT_SIZE;
+}
+
+/* One reference per record, sorted by page then log order. */
+static int collect_refs(const struct ut_redo_scan *scan, struct rec_ref **out,
+			size_t *n_out, uint32_t *max_page)
+{
+	struct rec_ref *refs = malloc((scan->records + 1) * sizeof(*refs));
+	size_t n = 0, pos, end;
+	uint64_t g;
+
+	if (!refs)
+		return -ENOMEM;
+	*max_page = 0;
+	for (g = 0; g < scan->groups; g++) {
+		pos = scan->group_off[g];
+		end = pos + UT_LOG_GROUP_HDR + get_le32(scan->stream + pos);
+		for (pos += UT_LOG_GROUP_HDR; pos < end; pos += rec_len(scan->stream + pos)) {
+			refs[n].page_no = get_le32(scan->stream + pos + 1);
+			refs[n].group = g;
+			refs[n++].off = pos;
+			if (refs[n - 1].page_no > *max_page)
+				*max_page = refs[n - 1].page_no;
+		}
+	}
+	qsort(refs, n, sizeof(*refs), ref_order);
+	*out = refs;
+	*n_out = n;
+	return 0;
+}
+
+/* Applies the records of one page (refs[0..n), one page, log order). */
+static int apply_page(struct ut_engine *eng, struct ut_frame *f,
+		      const struct ut_redo_scan *scan, const struct rec_ref *refs,
+		      size_t n, struct ut_recovery_report *rep)
+{
+	const struct ut_geom *g = &eng->geom;
+	uint64_t before[UT_MAX_BLOCKS], lsn, newest = 0;
+	const unsigned char *r;
+	uint32_t b, off, len, logical;
+	size_t i;
+
+	memcpy(before, f->meta.blk_lsn, sizeof(before));
+	for (i = 0; i < n; i++) {
+		r = scan->stream + refs[i].off;
+		lsn = scan->group_end[refs[i].group];
+		if (i && refs[i].group != refs[i - 1].group)
+			memcpy(before, f->meta.blk_lsn, sizeof(before));
+		if (r[0] == UT_REC_INIT) {
+			for (b = 0; b < g->n_blocks; b++) {
+				if (before[b] >= lsn)
+					continue;
+				ut_page_block_span(g, b, &off, &len);
+				memset(f->area + off, 0, len);
+				f->meta.blk_lsn[b] = lsn;
+			}
+			if (before[0] < lsn) {
+				f->meta.type = get_le16(r + 5);
+				f->meta.level = get_le16(r + 7);
+			}
+			rep->records_applied++;
+			newest = lsn;
+			continue;
+		}
+		b = r[5];
+		off = get_le16(r + 6);
+		len = get_le16(r + 8);
+		logical = ut_page_logical(g, b, off);
+		if (b >= g->n_blocks || logical == UINT32_MAX ||
+		    off + len > g->block_size)
+			return -EUCLEAN;
+		if (before[b] >= lsn) {
+			rep->records_skipped++;
+			continue;
+		}
+		ut_rec_apply_write(g, f, b, off, r + UT_REC_WRITE_HDR, len);
+		f->meta.blk_lsn[b] = lsn;
+		rep->records_applied++;
+		newest = lsn;
+	}
+	if (!newest)
+		return 0;
+	f->meta.page_no = f->page_no;
+	if (newest > f->meta.page_lsn)
+		f->meta.page_lsn = newest;
+	ut_mutex_lock(&eng->pool.fl_mutex);
+	ut_bpool_dirty_locked(&eng->pool, f, scan->start_lsn, newest);
+	ut_mutex_unlock(&eng->pool.fl_mutex);
+	return 0;
+}
+
+static int apply_all(struct ut_engine *eng, const struct ut_redo_scan *scan,
+		     const struct rec_ref *refs, size_t n_refs,
+		     struct ut_recovery_report *rep, struct ut_err *err)
+{
+	uint32_t pages[RECOVER_BATCH];
+	struct ut_frame *frames[RECOVER_BATCH];
+	int errs[RECOVER_BATCH], ret = 0;
+	size_t i = 0, first[RECOVER_BATCH + 1], k;
+	unsigned n, j;
+
+	while (i < n_refs && !ret) {
+		for (n = 0; n < RECOVER_BATCH && i < n_refs; n++) {
+			pages[n] = refs[i].page_no;
+			first[n] = i;
+			while (i < n_refs && refs[i].page_no == pages[n])
+				i++;
+		}
+		first[n] = i;
+		ret = ut_bpool_get_batch(&eng->pool, pages, n,
+					 UT_UNPACK_TOLERATE_TORN, frames, errs,
+					 &rep->read_submits);
+		if (ret)
+			break;
+		rep->pages_read += n;
+		for (j = 0; j < n; j++) {
+			if (!frames[j]) {
+				ret = ut_err_set(err, errs[j], "%s: page %u is damaged (%s) and neither the doublewrite buffer nor redo can rebuild it; restore the store from a backup",
+						 eng->store->data_path, pages[j],
+						 errs[j] == -EBADMSG ? "a block fails its checksum" : strerror(-errs[j]));
+				continue;
+			}
+			k = first[j];
+			if (!ret && apply_page(eng, frames[j], scan, refs + k,
+					       first[j + 1] - k, rep))
+				ret = ut_err_set(err, -EUCLEAN, "redo record for page %u does not fit the page format",
+						 pages[j]);
+			ut_bpool_release(&eng->pool, frames[j], UT_X);
+		}
+		if (!ret && ut_bpool_dirty_count(&eng->pool) > eng->pool.n_frames / 2)
+			ret = ut_flush_all(eng);
+	}
+	return ret;
+}
+
+int ut_recover(struct ut_engine *eng, struct ut_recovery_report *rep,
+	       struct ut_err *err)
+{
+	struct ut_dblwr_restore dr;
+	struct ut_redo_scan scan;
+	struct rec_ref *refs = NULL;
+	uint64_t t0 = ut_now_ns(), start;
+	uint32_t max_page = 0;
+	size_t n_refs = 0;
+	int ret;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->checkpoint_lsn = eng->store->ckpt.checkpoint_lsn;
+	if (eng->has_dblwr) {
+		ret = ut_dblwr_restore(&eng->dblwr, &eng->geom, eng->store->data_fd,
+				       eng->store->file_pages, &dr, err);
+		if (ret)
+			return ret;
+		rep->dblwr_checked = dr.pages_checked;
+		rep->dblwr_restored = dr.pages_restored;
+		memcpy(rep->restored, dr.restored, sizeof(rep->restored));
+	}
+	ret = ut_redo_scan(&eng->log, ut_ring_thread(), rep->checkpoint_lsn,
+			   &scan, err);
+	if (ret)
+		return ret;
+	rep->end_lsn = scan.end_lsn;
+	rep->groups = scan.groups;
+	rep->records = scan.records;
+	rep->redo_bytes = scan.bytes;
+	rep->stop_reason = scan.stop_reason;
+	rep->needed = scan.groups > 0;
+	start = ut_lsn_next_block(scan.end_lsn);
+	ut_redo_start(&eng->log, start, rep->checkpoint_lsn);
+	if (scan.groups) {
+		ret = collect_refs(&scan, &refs, &n_refs, &max_page);
+		if (!ret && max_page >= eng->n_pages)
+			eng->n_pages = max_page + 1;
+		if (!ret)
+			ret = ut_store_grow(eng->store, eng->n_pages, err);
+		if (!ret)
+			ret = apply_all(eng, &scan, refs, n_refs, rep, err);
+		if (!ret)
+			ret = ut_flush_all(eng);
+	}
+	free(refs);
+	ut_redo_scan_free(&scan);
+	if (!ret)
+		ret = ut_engine_checkpoint(eng);
+	if (ret && err && !err->msg[0])
+		ut_err_set(err, ret, "%s: recovery failed: %s",
+			   eng->store->data_path, strerror(-ret));
+	rep->seconds = (ut_now_ns() - t0) / 1e9;
+	return ret;
+}
