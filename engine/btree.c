@@ -453,18 +453,6 @@ static int put_pessimistic(struct ut_mtr *m, uint64_t key,
 	return split_insert(m, path, depth, 0, pos, rec);
 }
 
-static void reverse_path(struct ut_frame **path, unsigned depth)
-{
-	unsigned i;
-	struct ut_frame *t;
-
-	for (i = 0; i < depth / 2; i++) {
-		t = path[i];
-		path[i] = path[depth - 1 - i];
-		path[depth - 1 - i] = t;
-	}
-}
-
 int ut_btree_put(struct ut_engine *eng, uint64_t key, const void *val,
 		 uint32_t len, uint64_t *lsn)
 {
@@ -491,7 +479,6 @@ int ut_btree_put(struct ut_engine *eng, uint64_t key, const void *val,
 		ut_mtr_start(&m, eng);
 		ret = put_pessimistic(&m, key, &rec, len);
 	}
-	(void)reverse_path;
 	if (ret < 0) {
 		/* nothing logged is committed: the mtr may have changed
 		 * pages in memory only if it failed half way */

@@ -78,7 +78,7 @@ static void check_page(struct ut_store *st, const void *disk, uint32_t page_no,
 }
 
 static int check_batch(struct ut_store *st, unsigned char *buf,
-		       struct ut_io *ios, uint32_t first, uint32_t n)
+		       struct ut_io *ios, uint64_t first, uint32_t n)
 {
 	uint32_t ps = st->geom.page_size;
 	uint32_t i;
@@ -92,7 +92,8 @@ static int check_batch(struct ut_store *st, unsigned char *buf,
 int ut_check_run(struct ut_store *st, ut_check_fn fn, void *user,
 		 struct ut_check_stats *stats, struct ut_err *err)
 {
-	uint32_t ps = st->geom.page_size, page, n, i;
+	uint32_t ps = st->geom.page_size, n, i;
+	uint64_t page;
 	const struct ut_ring_stats *rs = ut_ring_stats(st->ring);
 	uint64_t submits0 = rs->submits;
 	struct ut_page_report *rep;
@@ -106,8 +107,11 @@ int ut_check_run(struct ut_store *st, ut_check_fn fn, void *user,
 	memset(stats, 0, sizeof(*stats));
 	buf = ut_io_alloc((size_t)UT_CHECK_BATCH * ps);
 	rep = malloc(sizeof(*rep));
-	if (!buf || !rep)
+	if (!buf || !rep) {
+		ut_err_set(err, ret, "out of memory for %u pages of %u bytes",
+			   UT_CHECK_BATCH, ps);
 		goto out_free;
+	}
 	iov.iov_base = buf;
 	iov.iov_len = (size_t)UT_CHECK_BATCH * ps;
 	registered = ut_ring_register_buffers(st->ring, &iov, 1) == 0;
@@ -118,8 +122,9 @@ int ut_check_run(struct ut_store *st, ut_check_fn fn, void *user,
 			n = UT_CHECK_BATCH;
 		ret = check_batch(st, buf, ios, page, n);
 		if (ret) {
-			ut_err_set(err, ret, "%s: cannot read pages %u..%u: %s",
-				   st->data_path, page, page + n - 1,
+			ut_err_set(err, ret, "%s: cannot read pages %llu..%llu: %s",
+				   st->data_path, (unsigned long long)page,
+				   (unsigned long long)(page + n - 1),
 				   ret == -ENODATA ? "file ends early" : strerror(-ret));
 			goto out_free;
 		}

@@ -158,7 +158,8 @@ static int scan_groups(struct ut_redo_scan *scan)
 		glen = get_le32(scan->stream + pos);
 		n_recs = get_le16(scan->stream + pos + 4);
 		if (pos + UT_LOG_GROUP_HDR + glen > scan->stream_len) {
-			scan->stop_reason = "incomplete group (torn tail)";
+			if (!strcmp(scan->stop_reason, "end of log"))
+				scan->stop_reason = "incomplete group (torn tail)";
 			break;
 		}
 		recs = group_check(scan->stream + pos + UT_LOG_GROUP_HDR, glen,

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <liburing.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -565,6 +566,8 @@ static void pending_flush(struct ut_ring *ring)
 	}
 }
 
+/* Returns 0, -EAGAIN/-EBUSY (kernel short of resources: reap, retry),
+ * or another -errno (the ring is unusable). */
 static int ring_submit(struct ut_ring *ring)
 {
 	int ret;
@@ -578,14 +581,23 @@ static int ring_submit(struct ut_ring *ring)
 		ring->stats.submits++;
 		ring->stats.sqes += ret;
 	}
-	return ret < 0 && ret != -EAGAIN && ret != -EBUSY ? ret : 0;
+	return ret < 0 ? ret : 0;
+}
+
+/* SQEs the kernel has, as opposed to ones still in our SQ. */
+static unsigned ring_in_kernel(struct ut_ring *ring)
+{
+	return ring->inflight - io_uring_sq_ready(&ring->uring);
 }
 
 static void cqe_complete(struct ut_ring *ring, struct io_uring_cqe *cqe)
 {
 	struct ut_io *io = io_uring_cqe_get_data(cqe);
-	struct ut_io *head = io->chain_head;
+	struct ut_io *head;
 
+	if (!io)
+		return;		/* a NOP left by ring_abort */
+	head = io->chain_head;
 	ring->inflight--;
 	io_account(io, cqe->res);
 	if (--head->chain_inflight == 0)
@@ -613,6 +625,8 @@ static int ring_reap(struct ut_ring *ring)
 
 /* ---- batches -------------------------------------------------------- */
 
+static int ring_abort(struct ut_ring *ring, int err);
+
 static int batch_prepare(struct ut_ring *ring, struct ut_batch *b,
 			 struct ut_io *ios, unsigned n)
 {
@@ -624,7 +638,8 @@ static int batch_prepare(struct ut_ring *ring, struct ut_batch *b,
 	b->unfinished = n;
 	b->err = 0;
 	for (i = 0; i < n; i++) {
-		if (ios[i].op < UT_OP_READ || ios[i].op > UT_OP_FDATASYNC)
+		if (ios[i].op < UT_OP_READ || ios[i].op > UT_OP_FDATASYNC ||
+		    ios[i].len > INT32_MAX)
 			return -EINVAL;
 		if (!head) {
 			head = &ios[i];
@@ -664,23 +679,82 @@ int ut_ring_start(struct ut_ring *ring, struct ut_batch *b,
 	if (!ring->have_uring)
 		return 0;
 	pending_flush(ring);
-	return ring_submit(ring);
+	ret = ring_submit(ring);
+	if (ret && ret != -EAGAIN && ret != -EBUSY)
+		return ring_abort(ring, ret);
+	return 0;
+}
+
+/*
+ * The ring failed for good: turn SQEs not yet submitted into NOPs that
+ * point at nothing, wait for what the kernel has (it will complete), fail
+ * every pending I/O, and send later batches down the pread/pwrite path.
+ * No SQE may outlive the caller's buffers.
+ */
+static int ring_abort(struct ut_ring *ring, int err)
+{
+	struct io_uring_sq *sq = &ring->uring.sq;
+	struct io_uring_cqe *cqe;
+	struct ut_io *head, *io;
+	unsigned i, in_kernel = ring_in_kernel(ring);
+	char reason[128];
+	int ret;
+
+	for (i = sq->sqe_head; i != sq->sqe_tail; i++) {
+		io_uring_prep_nop(&sq->sqes[i & sq->ring_mask]);
+		io_uring_sqe_set_data(&sq->sqes[i & sq->ring_mask], NULL);
+	}
+	while (in_kernel) {
+		ret = io_uring_wait_cqe(&ring->uring, &cqe);
+		if (ret == -EINTR || ret == -EAGAIN)
+			continue;
+		if (ret)
+			break;
+		io = io_uring_cqe_get_data(cqe);
+		io_uring_cqe_seen(&ring->uring, cqe);
+		if (!io)
+			continue;
+		in_kernel--;
+		io_finish(io, err);
+		if (--io->chain_head->chain_inflight == 0)
+			pending_push(ring, io->chain_head);
+	}
+	while (ring->pending_head) {
+		head = pending_pop(ring);
+		for (i = 0; i < head->chain_len; i++)
+			if (head[i].state != IO_DONE)
+				io_finish(&head[i], err);
+		batch_chain_done(head->batch, head);
+	}
+	ring->inflight = 0;
+	io_uring_queue_exit(&ring->uring);
+	snprintf(reason, sizeof(reason), "io_uring failed: %s", strerror(-err));
+	ring_use_fallback(ring, reason);
+	return err;
 }
 
 int ut_ring_wait(struct ut_ring *ring, struct ut_batch *b)
 {
+	unsigned busy = 0;
 	int ret;
 
 	while (b->unfinished) {
 		pending_flush(ring);
 		ret = ring_submit(ring);
-		if (ret < 0)
-			return ret;
+		if ((ret == -EAGAIN || ret == -EBUSY) && !ring_in_kernel(ring)) {
+			if (++busy > IO_RETRY_MAX)
+				return ring_abort(ring, ret);
+			sched_yield();
+			continue;
+		}
+		if (ret && ret != -EAGAIN && ret != -EBUSY)
+			return ring_abort(ring, ret);
+		busy = 0;
 		if (!ring->inflight)
-			return -EIO;	/* nothing can complete: never hang */
+			return ring_abort(ring, -EIO);	/* never hang */
 		ret = ring_reap(ring);
 		if (ret < 0)
-			return ret;
+			return ring_abort(ring, ret);
 	}
 	return b->err;
 }

@@ -73,11 +73,15 @@ static int extend_file(struct ut_ring *ring, int fd, const char *path,
 int ut_store_grow(struct ut_store *st, uint64_t min_pages, struct ut_err *err)
 {
 	uint64_t extent = st->sb.extent_pages;
-	uint64_t pages = (min_pages + extent - 1) / extent * extent;
+	uint64_t pages;
 	int ret;
 
 	if (st->read_only)
-		return -EROFS;
+		return ut_err_set(err, -EROFS, "%s: opened read-only", st->data_path);
+	if (min_pages > UINT32_MAX)
+		return ut_err_set(err, -EFBIG, "%s: %llu pages exceed the format's 2^32 page limit; use a larger page size",
+				  st->data_path, (unsigned long long)min_pages);
+	pages = (min_pages + extent - 1) / extent * extent;
 	if (pages <= st->file_pages)
 		return 0;
 	if (pages > UINT32_MAX)
@@ -363,10 +367,10 @@ int ut_store_write_checkpoint(struct ut_store *st, struct ut_ckpt *ck,
 	int ret;
 
 	if (st->read_only)
-		return -EROFS;
+		return ut_err_set(err, -EROFS, "%s: opened read-only", st->data_path);
 	sector = ut_io_alloc(UT_SB_SECTOR);
 	if (!sector)
-		return -ENOMEM;
+		return ut_err_set(err, -ENOMEM, "out of memory");
 	ck->seq = st->ckpt.seq + 1;
 	ut_ckpt_encode(ck, st->sb.uuid, slot, sector);
 	ut_io_write(&io[0], st->data_fd, sector, UT_SB_SECTOR,

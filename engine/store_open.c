@@ -35,15 +35,22 @@ static int open_dir_check(const char *dir, struct ut_err *err)
 
 static int open_data_file(struct ut_store *st, struct ut_err *err)
 {
+	struct stat sb;
 	int fd;
 
-	fd = ut_sys.open(st->data_path, st->read_only ? O_RDONLY : O_RDWR, 0);
+	fd = ut_sys.open(st->data_path,
+			 (st->read_only ? O_RDONLY : O_RDWR) | O_NONBLOCK | O_NOFOLLOW, 0);
 	if (fd == -ENOENT)
 		return ut_err_set(err, fd, "%s: holds no untorn store (no %s); create one with 'untorn init %s'",
 				  st->dir, UT_DATA_FILE, st->dir);
 	if (fd < 0)
 		return ut_err_set(err, fd, "%s: cannot open: %s; check its permissions",
 				  st->data_path, strerror(-fd));
+	if (ut_sys.fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		ut_sys.close(fd);
+		return ut_err_set(err, -EINVAL, "%s: not a regular file; the data file must be the one 'untorn init' made",
+				  st->data_path);
+	}
 	st->data_fd = fd;
 	return 0;
 }
@@ -72,9 +79,9 @@ static int sb_error(struct ut_store *st, const unsigned char *sec, int ret,
 		return ut_err_set(err, ret, "%s: format version %u, this untorn reads version %u; use the untorn release that made the store",
 				  p, get_le32(sec + 8), UT_FORMAT_VERSION);
 	}
-	return ut_err_set(err, ret, "%s: superblock holds an invalid field (page size %u, block size %u, guard %u); the header is damaged: restore the store from a backup",
+	return ut_err_set(err, ret, "%s: superblock holds an invalid field (page size %u, block size %u, extent %u pages, guard %u); the header is damaged: restore the store from a backup",
 			  p, get_le32(sec + 16), get_le32(sec + 20),
-			  get_le32(sec + 28));
+			  get_le32(sec + 24), get_le32(sec + 28));
 }
 
 static const char *slot_reason(int e)
@@ -193,6 +200,9 @@ static int open_check_size(struct ut_store *st, struct ut_err *err)
 		return ut_err_set(err, -EINVAL, "%s: size %llu is not a multiple of the %u-byte page size: the file was truncated or damaged; restore the store from a backup",
 				  st->data_path, (unsigned long long)sb.st_size, ps);
 	st->file_pages = sb.st_size / ps;
+	if (st->file_pages > UINT32_MAX)
+		return ut_err_set(err, -EFBIG, "%s: %llu pages exceed the format's 2^32 page limit: the file was extended by something else; restore the store from a backup",
+				  st->data_path, (unsigned long long)st->file_pages);
 	if (st->file_pages < st->ckpt.n_pages)
 		return ut_err_set(err, -EINVAL, "%s: truncated: holds %llu pages but the checkpoint says %u are in use; restore the store from a backup",
 				  st->data_path, (unsigned long long)st->file_pages,

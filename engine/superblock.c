@@ -133,7 +133,7 @@ int ut_ckpt_decode(const void *sector, const uint8_t uuid[16], unsigned slot,
 	ck->n_pages = get_le32(sec + CK_N_PAGES);
 	ck->root_page = get_le32(sec + CK_ROOT);
 	if (ck->n_pages < 2 || ck->root_page == 0 ||
-	    ck->root_page >= ck->n_pages)
+	    ck->root_page >= ck->n_pages || ck->seq == UINT64_MAX)
 		return UT_SB_EFIELD;
 	return 0;
 }

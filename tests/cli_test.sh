@@ -99,7 +99,7 @@ with open(path, "r+b") as f:
         off = 16384 + blk * 4096
         f.seek(off)
         b = bytearray(f.read(4096))
-        struct.pack_into("<Q", b, 16, 99)          # page_lsn
+        struct.pack_into("<Q", b, 16, 99999)       # page_lsn
         c = crc32c(b[4:], crc32c(struct.pack("<I", blk)))
         struct.pack_into("<I", b, 0, c)
         f.seek(off)

@@ -112,7 +112,7 @@ static int torn_write_reported(int k)
 	disk = aligned_alloc(4096, PS);
 	memset(area, 0x42, g.area_size);
 	ut_page_meta_init(&g, &meta, 1, UT_PAGE_BTREE, 0, UT_LSN_START);
-	ut_page_touch(&g, &meta, 0, g.area_size, 50);
+	ut_page_touch(&g, &meta, 0, g.area_size, UT_LSN_START + 1000);
 	ut_page_pack(&g, &meta, area, disk);
 	ut_io_write(&io, st->data_fd, disk, PS, PS);
 	torn_blocks = k;

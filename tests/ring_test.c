@@ -221,6 +221,54 @@ static int two_batches(struct ut_ring *ring)
 	return !memcmp(buf, pages, NPAGES * PS);
 }
 
+static int submit_fail_left, submit_fail_err;
+
+static int failing_submit(struct io_uring *r)
+{
+	if (submit_fail_left-- > 0)
+		return submit_fail_err;
+	return io_uring_submit(r);
+}
+
+/* io_uring_enter short of resources with nothing in flight: retried. */
+static int submit_eagain_retried(struct ut_ring *ring)
+{
+	struct ut_io ios[8];
+	int ret;
+
+	reads(ios, 8);
+	submit_fail_left = 2;
+	submit_fail_err = -EAGAIN;
+	ut_sys.uring_submit = failing_submit;
+	ret = ut_ring_run(ring, ios, 8);
+	ut_sys_reset();
+	return !ret && !memcmp(buf, pages, 8 * PS);
+}
+
+/* A hard submit error: the batch fails, no SQE is left pointing at the
+ * caller's memory, and the ring carries on with pread/pwrite. */
+static int submit_error_aborts(void)
+{
+	struct ut_ring *r;
+	struct ut_io ios[8];
+	int ret, ok;
+
+	if (ut_ring_init(&r, 16, 0) || !ut_ring_uses_uring(r))
+		return 0;
+	reads(ios, 8);
+	submit_fail_left = 1;
+	submit_fail_err = -ENOMEM;
+	ut_sys.uring_submit = failing_submit;
+	ret = ut_ring_run(r, ios, 8);
+	ut_sys_reset();
+	ok = ret == -ENOMEM && !ut_ring_uses_uring(r) &&
+	     strstr(ut_ring_fallback_reason(r), "io_uring failed");
+	reads(ios, 8);
+	ok = ok && !ut_ring_run(r, ios, 8) && !memcmp(buf, pages, 8 * PS);
+	ut_ring_exit(r);
+	return ok;
+}
+
 static int setup_einval_calls;
 
 static int refuse_defer_taskrun(unsigned entries, struct io_uring *r,
@@ -306,13 +354,13 @@ int main(void)
 	buf = aligned_alloc(4096, (NPAGES + 4) * PS);
 	fd = open(path, O_RDWR | O_CREAT, 0644);
 	make_file();
-	ktap_plan(10);
+	ktap_plan(12);
 	ktap_ok(fallback_works(), "io_uring_setup refused (EPERM): one notice, pread/pwrite path reads 64 pages + fdatasync");
 	if (ut_ring_init(&ring, 128, 0) || !ut_ring_uses_uring(ring)) {
 		const char *why = "io_uring unavailable here";
 		int i;
 
-		for (i = 0; i < 9; i++)
+		for (i = 0; i < 11; i++)
 			ktap_skip_case("io_uring case", "%s", why);
 		return ktap_finish();
 	}
@@ -325,6 +373,8 @@ int main(void)
 	ktap_ok(eagain_retried(ring), "-EAGAIN is retried until the I/O goes through");
 	ktap_ok(single_issuer_retry(), "DEFER_TASKRUN refused with EINVAL: ring set up again without it");
 	ktap_ok(two_batches(ring), "two batches in flight at once, waited for in reverse order");
+	ktap_ok(submit_eagain_retried(ring), "io_uring_submit -EAGAIN with nothing in flight is retried, not waited on");
+	ktap_ok(submit_error_aborts(), "a hard submit error fails the batch and moves the ring to pread/pwrite");
 	ut_ring_exit(ring);
 	close(fd);
 	return ktap_finish();

@@ -36,6 +36,8 @@ int cli_fail_err(const struct ut_err *err, int ret);
 int cli_engine_open(const char *dir, const struct ut_engine_opts *o,
 		    struct ut_engine **engp);
 int cli_engine_close(struct ut_engine *eng);
+/* Installs the fault UNTORN_INJECT asks for (see inject.c). */
+void cli_inject_from_env(void);
 
 /* Prints "untorn: <msg>" on stderr and returns EXIT_ERROR. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

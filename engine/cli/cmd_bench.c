@@ -388,10 +388,11 @@ int cmd_bench(int argc, char **argv)
 	if (cli_engine_open(argv[optind + 1], &eo, &b.eng))
 		return EXIT_ERROR;
 	if (b.value_size > ut_engine_value_max(b.eng)) {
+		uint32_t max = ut_engine_value_max(b.eng);
+
 		cli_engine_close(b.eng);
 		return cli_usage_fail("bench", "--value-size %llu exceeds %u, 1/8 of this store's page",
-				      (unsigned long long)b.value_size,
-				      ut_engine_value_max(b.eng));
+				      (unsigned long long)b.value_size, max);
 	}
 	ut_scan(b.eng, 0, count_fn, &b.rows);
 	b.version_base = ut_now_ns();

@@ -56,12 +56,13 @@ static int check_store(const char *dir, int as_json)
 {
 	struct ut_check_stats s;
 	struct ut_store *st;
-	struct ut_err err;
+	struct ut_err err = { "" };
 	struct json j;
 	int ret;
 
-	if (ut_store_open(dir, UT_OPEN_RDONLY, &st, &err))
-		return cli_fail("%s", err.msg);
+	ret = ut_store_open(dir, UT_OPEN_RDONLY, &st, &err);
+	if (ret)
+		return cli_fail_err(&err, ret);
 	if (as_json) {
 		json_begin(&j, stdout);
 		json_str(&j, "store", dir);
@@ -77,7 +78,7 @@ static int check_store(const char *dir, int as_json)
 		json_end(&j);
 	}
 	if (ret)
-		return cli_fail("%s", err.msg);
+		return cli_fail_err(&err, ret);
 	if (!as_json)
 		printf("%s: %llu pages: %llu sound, %llu empty, %llu bad (%llu bad blocks); %llu reads in %llu submits, %.3f s\n",
 		       dir, (unsigned long long)s.pages,

@@ -31,8 +31,8 @@ static void time_str(uint64_t t, char *buf, size_t len)
 	time_t tt = t;
 	struct tm tm;
 
-	gmtime_r(&tt, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (!gmtime_r(&tt, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "invalid (%llu)", (unsigned long long)t);
 }
 
 static const char *slot_status(int e)
@@ -116,7 +116,7 @@ int cmd_info(int argc, char **argv)
 	};
 	char uuid[33], created[32];
 	struct ut_store *st;
-	struct ut_err err;
+	struct ut_err err = { "" };
 	int c, as_json = 0;
 
 	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
@@ -133,8 +133,9 @@ int cmd_info(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_usage_fail("info", "give exactly one DIR");
-	if (ut_store_open(argv[optind], UT_OPEN_RDONLY, &st, &err))
-		return cli_fail("%s", err.msg);
+	c = ut_store_open(argv[optind], UT_OPEN_RDONLY, &st, &err);
+	if (c)
+		return cli_fail_err(&err, c);
 	uuid_str(st->sb.uuid, uuid);
 	time_str(st->sb.created, created, sizeof(created));
 	if (as_json)

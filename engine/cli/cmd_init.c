@@ -50,7 +50,7 @@ int cmd_init(int argc, char **argv)
 		.page_size = 16384,
 		.guard = UT_GUARD_DOUBLEWRITE,
 	};
-	struct ut_err err;
+	struct ut_err err = { "" };
 	int c, guard, ret;
 
 	while ((c = getopt_long(argc, argv, "p:b:g:uh", opts, NULL)) != -1) {
@@ -84,7 +84,7 @@ int cmd_init(int argc, char **argv)
 		return cli_usage_fail("init", "give exactly one DIR");
 	ret = ut_store_init(argv[optind], &io, &err);
 	if (ret)
-		return cli_fail("%s", err.msg);
+		return cli_fail_err(&err, ret);
 	printf("untorn: made store %s (page size %u, guard %s)\n",
 	       argv[optind], io.page_size, ut_guard_name(io.guard));
 	return EXIT_OK;

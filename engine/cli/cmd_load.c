@@ -118,10 +118,11 @@ int cmd_load(int argc, char **argv)
 	if (cli_engine_open(argv[optind], &lo.eo, &eng))
 		return EXIT_ERROR;
 	if (lo.value_size > ut_engine_value_max(eng)) {
+		uint32_t max = ut_engine_value_max(eng);
+
 		cli_engine_close(eng);
 		return cli_usage_fail("load", "--value-size %llu exceeds %u, 1/8 of this store's page",
-				      (unsigned long long)lo.value_size,
-				      ut_engine_value_max(eng));
+				      (unsigned long long)lo.value_size, max);
 	}
 	val = malloc(lo.value_size);
 	t0 = ut_now_ns();

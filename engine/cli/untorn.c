@@ -132,6 +132,7 @@ int main(int argc, char **argv)
 		printf("untorn %s\n", UNTORN_VERSION);
 		return EXIT_OK;
 	}
+	cli_inject_from_env();
 	for (i = 0; i < N_COMMANDS; i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);

@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# engine_cli_test.sh - the engine's commands as a user runs them: put/get/
+# delete, load, bench write --json (every key the benchmark promises),
+# recover --json, automatic recovery announced by the next command, and
+# bad input (absurd or negative sizes, a newer format version, a missing
+# store) refused with exit 2, one line, and no file changed.
+set -u
+
+UNTORN=${UNTORN:-$(dirname "$0")/../build/untorn}
+scratch=$(mktemp -d "/tmp/untorn-engine-cli-$$-XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+n=0 failed=0
+
+echo "KTAP version 1"
+echo "1..19"
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; failed=$((failed + 1)); fi
+}
+
+digest() {
+	[ -e "$1" ] || { echo missing; return; }
+	find "$1" -type f -print0 | sort -z | xargs -0 -r sha256sum | sha256sum
+}
+
+expect_fail() {	# DESCRIPTION PATTERN DIR -- args
+	local desc=$1 pat=$2 watch=$3 before after rc lines
+	shift 4
+	before=$(digest "$watch")
+	"$UNTORN" "$@" >"$scratch/out" 2>"$scratch/err"
+	rc=$?
+	after=$(digest "$watch")
+	lines=$(wc -l <"$scratch/err")
+	if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && grep -q -- "$pat" "$scratch/err" &&
+	   [ "$before" = "$after" ]; then
+		ok 0 "$desc"
+	else
+		echo "# rc=$rc lines=$lines changed=$([ "$before" = "$after" ] && echo no || echo yes)"
+		sed 's/^/# stderr: /' "$scratch/err"
+		ok 1 "$desc"
+	fi
+	echo "# $(head -c 300 "$scratch/err")"
+}
+
+S=$scratch/s
+"$UNTORN" init "$S" >/dev/null
+"$UNTORN" put "$S" 42 hello && [ "$("$UNTORN" get "$S" 42)" = hello ]
+ok $? "put then get returns the value"
+"$UNTORN" put "$S" 42 "hello again" && [ "$("$UNTORN" get "$S" 42)" = "hello again" ]
+ok $? "put on an existing key updates it"
+"$UNTORN" delete "$S" 42 && { "$UNTORN" get "$S" 42 2>/dev/null; [ $? -eq 1 ]; }
+ok $? "delete, then get exits 1 (not found)"
+
+"$UNTORN" load "$S" --rows 20000 --order random >"$scratch/out"
+grep -q "loaded 20000 rows (random order" "$scratch/out"
+ok $? "load --rows 20000 --order random"
+"$UNTORN" load "$S" --rows 5000 --start 100000 --order sequential --commit sync >/dev/null &&
+	"$UNTORN" check "$S" >/dev/null
+ok $? "sequential load with sync commits; check clean"
+
+"$UNTORN" bench write "$S" --threads 2 --seconds 1 --json >"$scratch/bench.json"
+python3 - "$scratch/bench.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("tps", "commit_p50_us", "commit_p95_us", "commit_p99_us", "pages_written",
+          "device_bytes_written", "fsyncs", "dblwr_wait_ns", "guard", "page_size"):
+    assert k in d, k
+assert d["guard"] == "doublewrite" and d["page_size"] == 16384
+assert d["tps"] > 0 and d["commits"] > 0 and d["fsyncs"] > 0
+assert d["commit_p50_us"] <= d["commit_p95_us"] <= d["commit_p99_us"]
+PY
+ok $? "bench write --json has tps, commit p50/p95/p99, pages, device bytes, fsyncs, dblwr wait, guard, page size"
+"$UNTORN" check "$S" >/dev/null
+ok $? "check clean after the benchmark"
+
+"$UNTORN" recover --json "$S" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["recovered"] is False and d["dblwr_restored"] == 0'
+ok $? "recover --json on a cleanly shut down store: nothing to do"
+
+UNTORN_INJECT=torn-page-write:2 "$UNTORN" put "$S" 7 torn >/dev/null 2>&1
+[ $? -eq 137 ]
+ok $? "a put whose page write is torn after 2 blocks dies (injected)"
+"$UNTORN" get "$S" 7 >"$scratch/out" 2>"$scratch/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q torn "$scratch/out" && grep -q "recovered automatically" "$scratch/err" &&
+	grep -q "1 pages restored from the doublewrite buffer" "$scratch/err"
+ok $? "the next command recovers automatically and says so"
+echo "# $(cat "$scratch/err")"
+
+expect_fail "load: negative row count" "not a number" "$S" -- load "$S" --rows -5
+expect_fail "load: zero rows" "out of range" "$S" -- load "$S" --rows 0
+expect_fail "load: absurd value size" "out of range" "$S" -- load "$S" --rows 10 --value-size 10000000
+expect_fail "load: value larger than 1/8 page" "exceeds" "$S" -- load "$S" --rows 10 --value-size 5000
+expect_fail "bench: zero threads" "out of range" "$S" -- bench write "$S" --threads 0
+expect_fail "bench: negative seconds" "not a number" "$S" -- bench write "$S" --seconds -1
+expect_fail "bench: missing store" "no such directory" "$scratch/nope" -- bench write "$scratch/nope"
+
+cp -a "$S" "$scratch/v2"
+python3 - "$scratch/v2/untorn.dat" <<'PY'
+import struct, sys
+def crc32c(data, crc=0):
+    crc ^= 0xffffffff
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82f63b78 & -(crc & 1))
+    return crc ^ 0xffffffff
+with open(sys.argv[1], "r+b") as f:
+    sec = bytearray(f.read(512))
+    struct.pack_into("<I", sec, 8, 2)                 # format version 2
+    struct.pack_into("<I", sec, 12, crc32c(bytes(sec[:12] + sec[16:])))
+    f.seek(0)
+    f.write(sec)
+PY
+expect_fail "load on a store of a newer format version" "format version 2" "$scratch/v2" -- load "$scratch/v2" --rows 10
+
+cp "$scratch/s/untorn.redo" "$scratch/redo.keep"
+"$UNTORN" init "$scratch/other" >/dev/null
+cp "$scratch/other/untorn.redo" "$scratch/s/untorn.redo"
+expect_fail "bench on a store whose redo log is another store's" "belongs to another store" "$S" -- bench write "$S" --seconds 1
+cp "$scratch/redo.keep" "$scratch/s/untorn.redo"
+
+echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"
+[ $failed -eq 0 ]
