@@ -185,7 +185,10 @@ static int cleaner_has_work(struct ut_engine *eng)
 	oldest = ut_bpool_oldest_lsn(&eng->pool);
 	if (oldest && oldest < eng->flush_target_lsn)
 		return 1;
-	return ut_redo_age(&eng->log) > eng->log.capacity / 2;
+	/* like InnoDB's adaptive flushing low-water mark: keep the redo
+	 * between checkpoint and head under a tenth of the log */
+	return ut_redo_age(&eng->log) > eng->log.capacity / 10 &&
+	       ut_bpool_dirty_count(&eng->pool) > 0;
 }
 
 static void *cleaner_main(void *arg)

@@ -23,14 +23,17 @@
 
 static const char bench_help[] =
 "usage: untorn bench write DIR [--threads T] [--seconds S] [--commit sync|lazy]\n"
-"                         [--update-pct P] [--value-size B] [--pool SIZE] [--json]\n"
+"                         [--update-pct P] [--value-size B] [--pool SIZE]\n"
+"                         [--cleaners N] [--json]\n"
 "\n"
 "T threads (default 4) run transactions for S seconds (default 10): each is\n"
 "one row write, an update of a random existing key (P%, default 75) or an\n"
 "insert of a new key, committed with fdatasync of the redo log (sync, the\n"
 "default) or flushed every 100 ms (lazy).  Prints TPS, commit latency\n"
 "p50/p95/p99, pages written, bytes the device wrote, fsyncs, doublewrite\n"
-"slot wait time, and latch waits per class.\n";
+"slot wait time, and latch waits per class.  --cleaners (default 2) page\n"
+"cleaner threads share the store's doublewrite segments (2 by default):\n"
+"more cleaners than segments wait for slots.\n";
 
 struct bench {
 	struct ut_engine *eng;
@@ -38,6 +41,7 @@ struct bench {
 	uint64_t seconds, threads, update_pct, value_size;
 	int ack_fd;
 	int lazy;
+	unsigned cleaners;
 	uint64_t version_base;
 	atomic_int stop;
 	atomic_int failed;
@@ -204,6 +208,7 @@ static void print_json(struct bench *b, const struct bench_result *r,
 	json_u64(&j, "page_size", ut_engine_page_size(b->eng));
 	json_str(&j, "commit", b->lazy ? "lazy" : "sync");
 	json_u64(&j, "threads", b->threads);
+	json_u64(&j, "cleaners", b->cleaners);
 	json_f64(&j, "seconds", r->seconds);
 	json_u64(&j, "commits", r->commits);
 	json_f64(&j, "tps", r->tps);
@@ -271,6 +276,7 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 		{ "value-size", required_argument, NULL, 'v' },
 		{ "pool", required_argument, NULL, 'p' },
 		{ "ack-fd", required_argument, NULL, 'a' },
+		{ "cleaners", required_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -311,6 +317,11 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 		case 'p':
 			if (cli_parse_num("bench", "--pool", optarg, 1 << 20, 1ull << 40, &eo->pool_bytes))
 				return -1;
+			break;
+		case 'C':
+			if (cli_parse_num("bench", "--cleaners", optarg, 1, 64, &v))
+				return -1;
+			eo->cleaners = v;
 			break;
 		case 'a':
 			if (cli_parse_num("bench", "--ack-fd", optarg, 0, 1 << 20, &v))
@@ -385,6 +396,7 @@ int cmd_bench(int argc, char **argv)
 	ret = bench_parse(argc - 1, argv + 1, &b, &eo, &as_json);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_ERROR;
+	b.cleaners = eo.cleaners;
 	if (cli_engine_open(argv[optind + 1], &eo, &b.eng))
 		return EXIT_ERROR;
 	if (b.value_size > ut_engine_value_max(b.eng)) {
