@@ -7,7 +7,8 @@
 #   make                 build into build/
 #   make test            run the KTAP test suite (tests/)
 #   make check           install build dependencies if missing, build, test
-#   make demo            make a store in build/demo-store and check it
+#   make demo            make a store in build/demo-store, load it, run the
+#                        write benchmark, check it
 #   make install PREFIX=/usr/local DESTDIR=
 
 VERSION    := 0.1.0
@@ -66,6 +67,8 @@ check: deps
 demo: all
 	rm -rf $(BUILD)/demo-store
 	$(UNTORN) init $(BUILD)/demo-store --page-size 16k --guard doublewrite
+	$(UNTORN) load $(BUILD)/demo-store --rows 50000 --order random
+	$(UNTORN) bench write $(BUILD)/demo-store --threads 4 --seconds 3
 	$(UNTORN) info $(BUILD)/demo-store
 	$(UNTORN) check $(BUILD)/demo-store
 

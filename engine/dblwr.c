@@ -14,6 +14,7 @@
 #include <untorn/sysio.h>
 #include "bytes.h"
 #include "dblwr.h"
+#include "file.h"
 #include "mem.h"
 
 #define FILE_MAGIC	"UNTORNDF"
@@ -49,40 +50,21 @@ int ut_dblwr_create(const char *path, unsigned n_segments, unsigned batch,
 		    uint32_t page_size, struct ut_err *err)
 {
 	struct ut_dblwr d = { .page_size = page_size, .batch = batch };
-	uint64_t size = UT_DBLWR_HDR + n_segments * seg_bytes(&d);
 	unsigned char *hdr;
-	ssize_t n;
-	int fd, ret;
+	int ret;
 
-	fd = ut_sys.open(path, O_RDWR | O_CREAT | O_EXCL, 0644);
-	if (fd < 0)
-		return ut_err_set(err, fd, "%s: cannot create: %s", path,
-				  strerror(-fd));
-	ret = ut_sys.fallocate(fd, 0, 0, size);
-	if (ret == -EOPNOTSUPP)
-		ret = ut_sys.ftruncate(fd, size);
-	if (ret) {
-		ut_err_set(err, ret, "%s: cannot allocate %llu bytes: %s; free space on the filesystem",
-			   path, (unsigned long long)size, strerror(-ret));
-		goto out_close;
-	}
-	ret = -ENOMEM;
 	hdr = ut_io_alloc(UT_DBLWR_HDR);
 	if (!hdr)
-		goto out_close;
+		return ut_err_set(err, -ENOMEM, "out of memory");
 	memcpy(hdr, FILE_MAGIC, 8);
 	put_le32(hdr + 12, n_segments);
 	put_le32(hdr + 16, batch);
 	put_le32(hdr + 20, page_size);
 	hdr_seal(hdr);
-	n = ut_sys.pwrite(fd, hdr, UT_DBLWR_HDR, 0);
+	ret = ut_file_create(path, UT_DBLWR_HDR + n_segments * seg_bytes(&d),
+			     hdr, UT_DBLWR_HDR, "free space on the filesystem",
+			     err);
 	free(hdr);
-	ret = n == UT_DBLWR_HDR ? ut_sys.fdatasync(fd) : (n < 0 ? n : -EIO);
-	if (ret)
-		ut_err_set(err, ret, "%s: cannot write the header: %s", path,
-			   strerror(-ret));
-out_close:
-	ut_sys.close(fd);
 	return ret;
 }
 

@@ -12,6 +12,7 @@
 #include <untorn/crc32c.h>
 #include <untorn/sysio.h>
 #include "bytes.h"
+#include "file.h"
 #include "mem.h"
 #include "redo.h"
 
@@ -76,34 +77,16 @@ int ut_redo_create(const char *path, uint64_t size, const uint8_t uuid[16],
 {
 	uint64_t capacity = (size - UT_LOG_HDR_SIZE) / UT_LOG_BLOCK * UT_LOG_BLOCK;
 	unsigned char *hdr;
-	ssize_t n;
-	int fd, ret;
+	int ret;
 
-	fd = ut_sys.open(path, O_RDWR | O_CREAT | O_EXCL, 0644);
-	if (fd < 0)
-		return ut_err_set(err, fd, "%s: cannot create: %s", path,
-				  strerror(-fd));
-	ret = ut_sys.fallocate(fd, 0, 0, UT_LOG_HDR_SIZE + capacity);
-	if (ret == -EOPNOTSUPP)
-		ret = ut_sys.ftruncate(fd, UT_LOG_HDR_SIZE + capacity);
-	if (ret) {
-		ut_err_set(err, ret, "%s: cannot allocate %llu bytes: %s; free space or choose a smaller --log-size",
-			   path, (unsigned long long)size, strerror(-ret));
-		goto out_close;
-	}
-	ret = -ENOMEM;
 	hdr = ut_io_alloc(UT_LOG_HDR_SIZE);
 	if (!hdr)
-		goto out_close;
+		return ut_err_set(err, -ENOMEM, "out of memory");
 	log_header(hdr, capacity, uuid);
-	n = ut_sys.pwrite(fd, hdr, UT_LOG_HDR_SIZE, 0);
+	ret = ut_file_create(path, UT_LOG_HDR_SIZE + capacity, hdr,
+			     UT_LOG_HDR_SIZE,
+			     "free space or choose a smaller --log-size", err);
 	free(hdr);
-	ret = n == UT_LOG_HDR_SIZE ? ut_sys.fdatasync(fd) : (n < 0 ? n : -EIO);
-	if (ret)
-		ut_err_set(err, ret, "%s: cannot write the log header: %s", path,
-			   strerror(-ret));
-out_close:
-	ut_sys.close(fd);
 	return ret;
 }
 

@@ -12,44 +12,8 @@ set -u
 UNTORN=${UNTORN:-$(dirname "$0")/../build/untorn}
 scratch=$(mktemp -d "/tmp/untorn-cli-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
-n=0 failed=0
-
-echo "KTAP version 1"
-echo "1..21"
-
-ok() {	# ok COND-EXIT-STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; failed=$((failed + 1)); fi
-}
-
-# digest of every file under a directory (or "missing")
-digest() {
-	[ -e "$1" ] || { echo missing; return; }
-	find "$1" -type f -print0 | sort -z | xargs -0 -r sha256sum | sha256sum
-}
-
-# expect_fail DESCRIPTION PATTERN DIR-TO-WATCH -- untorn args...
-# exit 2, one line on stderr matching PATTERN (with a fix after ';'),
-# nothing on stdout, DIR unchanged
-expect_fail() {
-	local desc=$1 pat=$2 watch=$3
-	shift 4
-	local before after rc lines
-	before=$(digest "$watch")
-	"$UNTORN" "$@" >"$scratch/out" 2>"$scratch/err"
-	rc=$?
-	after=$(digest "$watch")
-	lines=$(wc -l <"$scratch/err")
-	if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && grep -q -- "$pat" "$scratch/err" &&
-	   grep -q ';' "$scratch/err" && [ "$before" = "$after" ] && [ ! -s "$scratch/out" ]; then
-		ok 0 "$desc"
-	else
-		echo "# rc=$rc lines=$lines changed=$([ "$before" = "$after" ] && echo no || echo yes)"
-		sed 's/^/# stderr: /' "$scratch/err"
-		ok 1 "$desc"
-	fi
-	echo "# $(cat "$scratch/err")"
-}
+. "$(dirname "$0")/ktap.sh"
+ktap_plan 21
 
 S=$scratch/store
 "$UNTORN" init "$S" --page-size 16k >/dev/null
@@ -144,5 +108,4 @@ expect_fail "check: data file's pages are 8k, superblock says 16k" "pages are 81
 expect_fail "unknown command" "unknown command" "$S" -- frobnicate "$S"
 expect_fail "check without DIR" "give exactly one DIR" "$S" -- check
 
-echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"
-[ $failed -eq 0 ]
+ktap_finish

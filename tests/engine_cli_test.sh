@@ -11,39 +11,8 @@ set -u
 UNTORN=${UNTORN:-$(dirname "$0")/../build/untorn}
 scratch=$(mktemp -d "/tmp/untorn-engine-cli-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
-n=0 failed=0
-
-echo "KTAP version 1"
-echo "1..19"
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; failed=$((failed + 1)); fi
-}
-
-digest() {
-	[ -e "$1" ] || { echo missing; return; }
-	find "$1" -type f -print0 | sort -z | xargs -0 -r sha256sum | sha256sum
-}
-
-expect_fail() {	# DESCRIPTION PATTERN DIR -- args
-	local desc=$1 pat=$2 watch=$3 before after rc lines
-	shift 4
-	before=$(digest "$watch")
-	"$UNTORN" "$@" >"$scratch/out" 2>"$scratch/err"
-	rc=$?
-	after=$(digest "$watch")
-	lines=$(wc -l <"$scratch/err")
-	if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && grep -q -- "$pat" "$scratch/err" &&
-	   [ "$before" = "$after" ]; then
-		ok 0 "$desc"
-	else
-		echo "# rc=$rc lines=$lines changed=$([ "$before" = "$after" ] && echo no || echo yes)"
-		sed 's/^/# stderr: /' "$scratch/err"
-		ok 1 "$desc"
-	fi
-	echo "# $(head -c 300 "$scratch/err")"
-}
+. "$(dirname "$0")/ktap.sh"
+ktap_plan 19
 
 S=$scratch/s
 "$UNTORN" init "$S" >/dev/null
@@ -125,5 +94,4 @@ cp "$scratch/other/untorn.redo" "$scratch/s/untorn.redo"
 expect_fail "bench on a store whose redo log is another store's" "belongs to another store" "$S" -- bench write "$S" --seconds 1
 cp "$scratch/redo.keep" "$scratch/s/untorn.redo"
 
-echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"
-[ $failed -eq 0 ]
+ktap_finish

@@ -11,14 +11,9 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 prefix=$(mktemp -d "/tmp/untorn-install-$$-XXXXXX")
 trap 'rm -rf "$prefix"' EXIT
-n=0 failed=0
-
-echo "KTAP version 1"
-echo "1..4"
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; failed=$((failed + 1)); fi
-}
+scratch=$prefix
+. "$(dirname "$0")/ktap.sh"
+ktap_plan 4
 
 make -s -C "$TOP" install BUILD="$BUILD" PREFIX="$prefix/usr" DESTDIR= >"$prefix/log" 2>&1
 rc=$?
@@ -62,5 +57,4 @@ ok $? "the same program links statically with pkg-config --static"
 "$prefix/usr/bin/untorn" --version | grep -q '^untorn '
 ok $? "the installed untorn command runs"
 
-echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"
-[ $failed -eq 0 ]
+ktap_finish

@@ -36,6 +36,10 @@ int cli_fail_err(const struct ut_err *err, int ret);
 int cli_engine_open(const char *dir, const struct ut_engine_opts *o,
 		    struct ut_engine **engp);
 int cli_engine_close(struct ut_engine *eng);
+/* Parses "CMD [--json] DIR": returns 0 with *dir set, 1 after printing
+ * help, or EXIT_ERROR after a usage message. */
+int cli_parse_json_dir(const char *cmd, const char *help, int argc,
+		       char **argv, int *as_json, const char **dir);
 /* Installs the fault UNTORN_INJECT asks for (see inject.c). */
 void cli_inject_from_env(void);
 

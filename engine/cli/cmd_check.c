@@ -3,7 +3,6 @@
  * cmd_check.c - `untorn check DIR`: verify every block of every page;
  * exit 0 clean, 1 corrupt pages found, 2 error.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <untorn/check.h>
 #include <untorn/store.h>
@@ -92,26 +91,11 @@ static int check_store(const char *dir, int as_json)
 
 int cmd_check(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	int c, as_json = 0;
+	const char *dir;
+	int as_json, ret;
 
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			as_json = 1;
-			break;
-		case 'h':
-			fputs(check_help, stdout);
-			return EXIT_OK;
-		default:
-			return cli_usage_fail("check", "bad option");
-		}
-	}
-	if (optind != argc - 1)
-		return cli_usage_fail("check", "give exactly one DIR");
-	return check_store(argv[optind], as_json);
+	ret = cli_parse_json_dir("check", check_help, argc, argv, &as_json, &dir);
+	if (ret)
+		return ret == 1 ? EXIT_OK : ret;
+	return check_store(dir, as_json);
 }

@@ -3,7 +3,6 @@
  * cmd_info.c - `untorn info DIR`: superblock, checkpoint slots, geometry
  * and the I/O path in use, as text or JSON.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -109,33 +108,18 @@ static void info_text(const struct ut_store *st, const char *uuid,
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
 	char uuid[33], created[32];
 	struct ut_store *st;
 	struct ut_err err = { "" };
-	int c, as_json = 0;
+	const char *dir;
+	int as_json, ret;
 
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			as_json = 1;
-			break;
-		case 'h':
-			fputs(info_help, stdout);
-			return EXIT_OK;
-		default:
-			return cli_usage_fail("info", "bad option");
-		}
-	}
-	if (optind != argc - 1)
-		return cli_usage_fail("info", "give exactly one DIR");
-	c = ut_store_open(argv[optind], UT_OPEN_RDONLY, &st, &err);
-	if (c)
-		return cli_fail_err(&err, c);
+	ret = cli_parse_json_dir("info", info_help, argc, argv, &as_json, &dir);
+	if (ret)
+		return ret == 1 ? EXIT_OK : ret;
+	ret = ut_store_open(dir, UT_OPEN_RDONLY, &st, &err);
+	if (ret)
+		return cli_fail_err(&err, ret);
 	uuid_str(st->sb.uuid, uuid);
 	time_str(st->sb.created, created, sizeof(created));
 	if (as_json)

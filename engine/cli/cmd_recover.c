@@ -5,7 +5,6 @@
  * applied, where and why the log ended, pages read and in how many
  * submissions.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <untorn/engine.h>
 #include "cli.h"
@@ -76,38 +75,23 @@ static void report_json(const char *dir, const struct ut_recovery_report *r)
 
 int cmd_recover(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
 	struct ut_recovery_report rep;
 	struct ut_engine_opts o;
 	struct ut_engine *eng;
 	struct ut_err err = { "" };
-	int c, as_json = 0, ret;
+	const char *dir;
+	int as_json, ret;
 
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			as_json = 1;
-			break;
-		case 'h':
-			fputs(recover_help, stdout);
-			return EXIT_OK;
-		default:
-			return cli_usage_fail("recover", "bad option");
-		}
-	}
-	if (optind != argc - 1)
-		return cli_usage_fail("recover", "give exactly one DIR");
+	ret = cli_parse_json_dir("recover", recover_help, argc, argv, &as_json, &dir);
+	if (ret)
+		return ret == 1 ? EXIT_OK : ret;
 	ut_engine_opts_default(&o);
-	ret = ut_engine_open(argv[optind], &o, &eng, &rep, &err);
+	ret = ut_engine_open(dir, &o, &eng, &rep, &err);
 	if (ret)
 		return cli_fail_err(&err, ret);
 	if (as_json)
-		report_json(argv[optind], &rep);
+		report_json(dir, &rep);
 	else
-		report_text(argv[optind], &rep);
+		report_text(dir, &rep);
 	return cli_engine_close(eng);
 }

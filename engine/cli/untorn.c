@@ -4,6 +4,7 @@
  * output.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -103,6 +104,35 @@ int cli_engine_close(struct ut_engine *eng)
 	int ret = ut_engine_close(eng, &err);
 
 	return ret ? cli_fail_err(&err, ret) : 0;
+}
+
+int cli_parse_json_dir(const char *cmd, const char *help, int argc,
+		       char **argv, int *as_json, const char **dir)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int c;
+
+	*as_json = 0;
+	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			*as_json = 1;
+			break;
+		case 'h':
+			fputs(help, stdout);
+			return 1;
+		default:
+			return cli_usage_fail(cmd, "bad option");
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_fail(cmd, "give exactly one DIR");
+	*dir = argv[optind];
+	return 0;
 }
 
 static void usage(FILE *out)

@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: MIT
+#
+# ktap.sh - KTAP helpers for the shell tests (source it): a plan, one
+# ok/not ok line per case, totals, and the check every bad-input case
+# shares.  Needs $scratch (a private directory) and $UNTORN.
+
+ktap_n=0
+ktap_failed=0
+
+ktap_plan() {
+	echo "KTAP version 1"
+	echo "1..$1"
+}
+
+ok() {	# ok STATUS DESCRIPTION: STATUS 0 passes
+	ktap_n=$((ktap_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $ktap_n $2"
+	else
+		echo "not ok $ktap_n $2"
+		ktap_failed=$((ktap_failed + 1))
+	fi
+}
+
+ktap_finish() {
+	echo "# Totals: pass:$((ktap_n - ktap_failed)) fail:$ktap_failed xfail:0 xpass:0 skip:0 error:0"
+	[ $ktap_failed -eq 0 ]
+}
+
+# digest of every file under a directory (or "missing")
+digest() {
+	[ -e "$1" ] || { echo missing; return; }
+	find "$1" -type f -print0 | sort -z | xargs -0 -r sha256sum | sha256sum
+}
+
+# expect_fail DESCRIPTION PATTERN DIR-TO-WATCH -- untorn args...
+# passes on exit 2, one line on stderr matching PATTERN with a fix after
+# ';', nothing on stdout, and DIR unchanged
+expect_fail() {
+	local desc=$1 pat=$2 watch=$3 before after rc lines
+	shift 4
+	before=$(digest "$watch")
+	"$UNTORN" "$@" >"$scratch/out" 2>"$scratch/err"
+	rc=$?
+	after=$(digest "$watch")
+	lines=$(wc -l <"$scratch/err")
+	if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && grep -q -- "$pat" "$scratch/err" &&
+	   grep -q ';' "$scratch/err" && [ "$before" = "$after" ] && [ ! -s "$scratch/out" ]; then
+		ok 0 "$desc"
+	else
+		echo "# rc=$rc lines=$lines changed=$([ "$before" = "$after" ] && echo no || echo yes)"
+		sed 's/^/# stderr: /' "$scratch/err"
+		ok 1 "$desc"
+	fi
+	echo "# $(head -c 400 "$scratch/err")"
+}
