@@ -20,23 +20,26 @@ BUILD      ?= build
 
 CFLAGS     ?= -O2 -g
 UT_CFLAGS  := -std=gnu11 -Wall -Wextra -Werror -fPIC -D_GNU_SOURCE \
-	      -DUNTORN_VERSION='"$(VERSION)"' -Iengine/include $(CFLAGS)
+	      -DUNTORN_VERSION='"$(VERSION)"' -Iengine/include -Ifs-integration/fscaps \
+	      $(CFLAGS)
 LDLIBS     := -luring
 
-LIB_SRCS   := $(wildcard engine/*.c)
+LIB_SRCS   := $(wildcard engine/*.c fs-integration/fscaps/*.c)
 CLI_SRCS   := $(wildcard engine/cli/*.c)
 LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CLI_OBJS   := $(CLI_SRCS:%.c=$(BUILD)/%.o)
-HEADERS    := $(wildcard engine/*.h engine/include/*.h engine/include/untorn/*.h engine/cli/*.h)
+HEADERS    := $(wildcard engine/*.h engine/include/*.h engine/include/untorn/*.h engine/cli/*.h \
+	      fs-integration/fscaps/*.h)
 
 STATIC_LIB := $(BUILD)/libuntorn.a
 SHARED_LIB := $(BUILD)/libuntorn.so.$(VERSION)
 SONAME     := libuntorn.so.$(SOVERSION)
 UNTORN     := $(BUILD)/untorn
+FSCHECK    := $(BUILD)/untorn-fscheck
 
 .PHONY: all test check deps demo install uninstall clean
 
-all: $(STATIC_LIB) $(SHARED_LIB) $(UNTORN)
+all: $(STATIC_LIB) $(SHARED_LIB) $(UNTORN) $(FSCHECK)
 
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -53,6 +56,9 @@ $(SHARED_LIB): $(LIB_OBJS)
 
 $(UNTORN): $(CLI_OBJS) $(STATIC_LIB)
 	$(CC) -o $@ $(CLI_OBJS) $(STATIC_LIB) $(LDFLAGS) $(LDLIBS)
+
+$(FSCHECK): $(BUILD)/fs-integration/untorn-fscheck.o $(STATIC_LIB)
+	$(CC) -o $@ $< $(STATIC_LIB) $(LDFLAGS) $(LDLIBS)
 
 test: all
 	$(MAKE) -C tests run_tests BUILD=$(abspath $(BUILD))
@@ -76,17 +82,20 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 		$(DESTDIR)$(PREFIX)/include/untorn
 	install -m 755 $(UNTORN) $(DESTDIR)$(PREFIX)/bin/untorn
+	install -m 755 $(FSCHECK) $(DESTDIR)$(PREFIX)/bin/untorn-fscheck
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libuntorn.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libuntorn.so
 	install -m 644 engine/include/untorn.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 engine/include/untorn/*.h $(DESTDIR)$(PREFIX)/include/untorn/
+	install -m 644 engine/include/untorn/*.h fs-integration/fscaps/fscaps.h \
+		$(DESTDIR)$(PREFIX)/include/untorn/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 		engine/untorn.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/untorn.pc
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/untorn $(DESTDIR)$(PREFIX)/lib/libuntorn.* \
+	rm -f $(DESTDIR)$(PREFIX)/bin/untorn $(DESTDIR)$(PREFIX)/bin/untorn-fscheck \
+		$(DESTDIR)$(PREFIX)/lib/libuntorn.* \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig/untorn.pc \
 		$(DESTDIR)$(PREFIX)/include/untorn.h
 	rm -rf $(DESTDIR)$(PREFIX)/include/untorn

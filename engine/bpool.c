@@ -170,6 +170,28 @@ void ut_bpool_release(struct ut_bpool *bp, struct ut_frame *f,
 	atomic_fetch_sub(&f->fix, 1);
 }
 
+/* Unpacks a page just read; torn pages are accepted only for recovery. */
+static int frame_unpack(struct ut_bpool *bp, struct ut_frame *f, unsigned flags)
+{
+	struct ut_page_report *rep = NULL;
+	int ret;
+
+	if (flags & UT_UNPACK_TOLERATE_TORN) {
+		rep = malloc(sizeof(*rep));
+		if (!rep)
+			return -ENOMEM;
+	}
+	ret = ut_page_unpack_inplace(&bp->geom, f->area, f->page_no, &f->meta,
+				     rep, flags);
+	free(rep);
+	f->torn = ret == UT_PAGE_TORN;
+	if (ret == UT_PAGE_TORN)
+		return 0;
+	if (ret == UT_PAGE_EMPTY)
+		return (flags & UT_UNPACK_TOLERATE_TORN) ? 0 : -EBADMSG;
+	return ret;
+}
+
 static int frame_read(struct ut_bpool *bp, struct ut_frame *f, unsigned flags)
 {
 	struct ut_ring *ring = ut_ring_thread();
@@ -184,11 +206,7 @@ static int frame_read(struct ut_bpool *bp, struct ut_frame *f, unsigned flags)
 	ret = ut_ring_run(ring, &io, 1);
 	if (ret)
 		return ret == -ENODATA ? -EIO : ret;
-	ret = ut_page_unpack_inplace(g, f->area, f->page_no, &f->meta, NULL,
-				     flags);
-	if (ret == UT_PAGE_EMPTY)
-		ret = (flags & UT_UNPACK_TOLERATE_TORN) ? 0 : -EBADMSG;
-	return ret;
+	return frame_unpack(bp, f, flags);
 }
 
 /* Takes a frame for page_no, X-latched, in the hash; pool mutex held on
@@ -214,6 +232,7 @@ static struct ut_frame *frame_claim(struct ut_bpool *bp, uint32_t page_no,
 	f->oldest_lsn = 0;
 	f->newest_lsn = 0;
 	f->io_fix = 0;
+	f->torn = 0;
 	atomic_store(&f->fix, 1);
 	hash_insert(bp, f);
 	lru_push_head(bp, f);
@@ -417,12 +436,8 @@ int ut_bpool_get_batch(struct ut_bpool *bp, const uint32_t *page_nos,
 
 		ret = ios[i].res == (int)g->page_size ? 0 :
 		      (ios[i].res < 0 ? ios[i].res : -EIO);
-		if (!ret) {
-			ret = ut_page_unpack_inplace(g, f->area, f->page_no,
-						     &f->meta, NULL, flags);
-			if (ret == UT_PAGE_EMPTY)
-				ret = (flags & UT_UNPACK_TOLERATE_TORN) ? 0 : -EBADMSG;
-		}
+		if (!ret)
+			ret = frame_unpack(bp, f, flags);
 		if (ret) {
 			frame_fail(bp, f, ret);
 			ut_bpool_release(bp, f, UT_X);

@@ -33,6 +33,7 @@ struct ut_frame {
 	uint32_t page_no;
 	uint8_t state;
 	uint8_t io_fix;		/* being flushed: cleaners skip it */
+	uint8_t torn;		/* read torn (recovery rewrites it) */
 	int error;		/* state ERROR: why the read failed */
 	atomic_int fix;
 	uint64_t oldest_lsn;	/* 0: clean */

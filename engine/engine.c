@@ -208,7 +208,7 @@ int ut_engine_open(const char *dir, const struct ut_engine_opts *o,
 	eng->root = eng->store->ckpt.root_page;
 	eng->n_pages = eng->store->ckpt.n_pages;
 	ret = ut_bpool_init(&eng->pool, &eng->geom, o->pool_bytes,
-			    eng->store->data_fd, eng->store->data_path, err);
+			    eng->store->page_fd, eng->store->data_path, err);
 	if (ret)
 		goto out_store;
 	eng->pool.need_free = request_free_frames;

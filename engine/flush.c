@@ -10,6 +10,7 @@
 #include <string.h>
 #include <untorn/ring.h>
 #include "engine_int.h"
+#include "fscaps.h"
 #include "mem.h"
 
 #define CLEANER_IDLE_NS		1000000000ull
@@ -100,10 +101,13 @@ static int batch_write(struct ut_engine *eng, struct ut_cleaner *c,
 		if (ret)
 			goto out_release;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		ut_io_write(&c->ios[i], eng->pool.data_fd,
 			    c->buf + UT_DBLWR_HDR + (size_t)i * ps, ps,
 			    (uint64_t)c->page_nos[i] * ps);
+		if (eng->store->sb.guard == UT_GUARD_ATOMIC)
+			c->ios[i].rw_flags = RWF_ATOMIC;
+	}
 	ret = ut_ring_run(ring, c->ios, n);
 	if (!ret) {
 		ut_io_fdatasync(&c->ios[0], eng->pool.data_fd);

@@ -318,7 +318,7 @@ int ut_page_unpack_inplace(const struct ut_geom *g, void *buf,
 	unsigned char *base = buf, *blk;
 	uint32_t i, payload, pos = 0;
 	uint64_t lsn;
-	int ret;
+	int ret, torn;
 
 	ret = ut_page_verify(g, buf, page_no, r);
 	memset(m, 0, sizeof(*m));
@@ -327,6 +327,7 @@ int ut_page_unpack_inplace(const struct ut_geom *g, void *buf,
 		return ret;
 	if (ret && !((flags & UT_UNPACK_TOLERATE_TORN) && r && only_torn(r)))
 		return ret;
+	torn = ret != 0;
 	m->type = get_le16(base + PH_TYPE);
 	m->level = get_le16(base + PH_LEVEL);
 	m->flags = get_le16(base + PH_FLAGS);
@@ -341,7 +342,7 @@ int ut_page_unpack_inplace(const struct ut_geom *g, void *buf,
 		pos += payload;
 	}
 	memset(base + pos, 0, g->page_size - pos);
-	return 0;
+	return torn ? UT_PAGE_TORN : 0;
 }
 
 const char *ut_fault_name(enum ut_fault_kind kind)

@@ -116,8 +116,10 @@ static int apply_page(struct ut_engine *eng, struct ut_frame *f,
 		rep->records_applied++;
 		newest = lsn;
 	}
-	if (!newest)
+	if (!newest && !f->torn)
 		return 0;
+	if (!newest)
+		newest = f->meta.page_lsn;
 	f->meta.page_no = f->page_no;
 	if (newest > f->meta.page_lsn)
 		f->meta.page_lsn = newest;
@@ -171,6 +173,21 @@ static int apply_all(struct ut_engine *eng, const struct ut_redo_scan *scan,
 	return ret;
 }
 
+/* The log did not end cleanly: a checksum, length or group was damaged. */
+static int log_tail_damaged(const struct ut_redo_scan *scan)
+{
+	static const char *const clean[] = {
+		"end of log", "unused block", "block from an earlier lap of the log",
+		"log full circle",
+	};
+	unsigned i;
+
+	for (i = 0; i < sizeof(clean) / sizeof(clean[0]); i++)
+		if (!strcmp(scan->stop_reason, clean[i]))
+			return 0;
+	return 1;
+}
+
 int ut_recover(struct ut_engine *eng, struct ut_recovery_report *rep,
 	       struct ut_err *err)
 {
@@ -204,6 +221,10 @@ int ut_recover(struct ut_engine *eng, struct ut_recovery_report *rep,
 	rep->stop_reason = scan.stop_reason;
 	rep->needed = scan.groups > 0;
 	start = ut_lsn_next_block(scan.end_lsn);
+	if (log_tail_damaged(&scan))
+		/* pages may carry LSNs from beyond the damage: start past
+		 * anything the log could have held */
+		start = ut_lsn_next_block(rep->checkpoint_lsn + eng->log.capacity);
 	ut_redo_start(&eng->log, start, rep->checkpoint_lsn);
 	if (scan.groups) {
 		ret = collect_refs(&scan, &refs, &n_refs, &max_page);

@@ -323,6 +323,8 @@ int ut_redo_flush_to(struct ut_redo *log, uint64_t lsn)
 	int ret = 0;
 
 	ut_mutex_lock(&log->mutex);
+	if (lsn > log->cur_lsn)
+		lsn = log->cur_lsn;	/* nothing beyond the head to write */
 	while (log->flushed_lsn < lsn && !log->error) {
 		if (log->writer_active) {
 			ut_cond_wait(&log->flushed_cond, &log->mutex,

@@ -415,6 +415,10 @@ static void io_run_sync(struct ut_ring *ring, struct ut_io *io)
 		else if (io->op == UT_OP_READ)
 			ret = ut_sys.pread(io->fd, p + io->done, admit,
 					   io->off + io->done);
+		else if (io->rw_flags)
+			ret = ut_sys.pwrite_flags(io->fd, p + io->done, admit,
+						  io->off + io->done,
+						  io->rw_flags);
 		else
 			ret = ut_sys.pwrite(io->fd, p + io->done, admit,
 					    io->off + io->done);
@@ -474,6 +478,8 @@ static void sqe_prep(struct ut_ring *ring, struct io_uring_sqe *sqe,
 		io_uring_prep_write_fixed(sqe, fd, p, len, io->off + io->done, buf);
 	else
 		io_uring_prep_write(sqe, fd, p, len, io->off + io->done);
+	if (io->op != UT_OP_FDATASYNC)
+		sqe->rw_flags = io->rw_flags;
 	if (file >= 0) {
 		sqe->flags |= IOSQE_FIXED_FILE;
 		ring->stats.fixed_files++;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <untorn/store.h>
 #include "dblwr.h"
+#include "fscaps.h"
 #include "mem.h"
 #include "redo.h"
 
@@ -162,6 +163,28 @@ static int fs_block_size(const char *dir, uint32_t *bsize)
 	return 0;
 }
 
+/* Refuses a guard the filesystem under dir cannot honour. */
+static int init_check_fs(const char *dir, const struct ut_init_opts *o,
+			 const struct ut_geom *g, struct ut_err *err)
+{
+	struct ut_fscaps caps;
+	struct ut_verdict v;
+	int ret;
+
+	if (o->unsafe)
+		return 0;
+	ret = ut_fscaps_probe(dir, &caps);
+	if (ret)
+		return ut_err_set(err, ret, "%s: cannot read the filesystem's facts: %s",
+				  dir, strerror(-ret));
+	ut_fscaps_verdict(&caps, ut_guard_name(o->guard), g->page_size,
+			  g->block_size, &v);
+	if (v.safe)
+		return 0;
+	return ut_err_set(err, -EINVAL, "%s: guard '%s' is not safe here: %s; %s (or --unsafe for a crash simulation)",
+			  dir, ut_guard_name(o->guard), v.reason, v.fix);
+}
+
 static int init_check_opts(const struct ut_init_opts *o, struct ut_err *err)
 {
 	const char *name = ut_guard_name(o->guard);
@@ -171,9 +194,6 @@ static int init_check_opts(const struct ut_init_opts *o, struct ut_err *err)
 				  o->guard);
 	if (o->guard == UT_GUARD_NONE && !o->unsafe)
 		return ut_err_set(err, -EINVAL, "guard 'none' leaves pages torn by a crash unrepairable; add --unsafe if that is what you want (benchmarks only)");
-	if (o->guard == UT_GUARD_JOURNAL || o->guard == UT_GUARD_ATOMIC)
-		return ut_err_set(err, -EOPNOTSUPP, "guard '%s' is not available in this version: it needs the filesystem verdicts of untorn-fscheck; use --guard doublewrite",
-				  name);
 	if (o->log_size && (o->log_size < UT_LOG_SIZE_MIN || o->log_size > (1ull << 40)))
 		return ut_err_set(err, -EINVAL, "log size %llu is out of range; use 8M to 1T",
 				  (unsigned long long)o->log_size);
@@ -190,7 +210,7 @@ static int init_check_opts(const struct ut_init_opts *o, struct ut_err *err)
 static int init_geometry(const char *dir, const struct ut_init_opts *o,
 			 struct ut_geom *g, struct ut_err *err)
 {
-	uint32_t bsize = o->block_size;
+	uint32_t bsize = o->single_lsn ? o->page_size : o->block_size;
 	int ret;
 
 	if (!bsize) {
@@ -309,6 +329,8 @@ int ut_store_init(const char *dir, const struct ut_init_opts *opts,
 	if (ret)
 		return ret;
 	ret = init_geometry(dir, opts, &geom, err);
+	if (!ret)
+		ret = init_check_fs(dir, opts, &geom, err);
 	if (ret)
 		goto out_rmdir;
 	memset(&sb, 0, sizeof(sb));
@@ -317,6 +339,8 @@ int ut_store_init(const char *dir, const struct ut_init_opts *opts,
 	sb.block_size = geom.block_size;
 	sb.extent_pages = extent_pages_for(geom.page_size);
 	sb.guard = opts->guard;
+	sb.flags = (opts->single_lsn ? UT_SB_SINGLE_LSN : 0) |
+		   (opts->unsafe ? UT_SB_UNSAFE : 0);
 	sb.created = time(NULL);
 	if (getrandom(sb.uuid, sizeof(sb.uuid), 0) != sizeof(sb.uuid)) {
 		ret = ut_err_set(err, -EIO, "cannot get random bytes for the store id");

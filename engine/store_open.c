@@ -14,6 +14,7 @@
 #include <untorn/crc32c.h>
 #include <untorn/store.h>
 #include "bytes.h"
+#include "fscaps.h"
 #include "mem.h"
 
 static int open_dir_check(const char *dir, struct ut_err *err)
@@ -210,6 +211,54 @@ static int open_check_size(struct ut_store *st, struct ut_err *err)
 	return 0;
 }
 
+/*
+ * A store opened for writing is checked again: the filesystem may have
+ * been remounted (data=ordered) or the store copied elsewhere since init.
+ * Then page I/O gets its own O_DIRECT descriptor where the guard wants it.
+ */
+static int open_check_fs(struct ut_store *st, struct ut_fscaps *caps,
+			 struct ut_err *err)
+{
+	struct ut_verdict v;
+	const char *guard = ut_guard_name(st->sb.guard);
+	int ret;
+
+	ret = ut_fscaps_probe(st->dir, caps);
+	if (ret)
+		return ut_err_set(err, ret, "%s: cannot read the filesystem's facts: %s",
+				  st->dir, strerror(-ret));
+	if (st->sb.flags & UT_SB_UNSAFE)
+		return 0;
+	ut_fscaps_verdict(caps, guard, st->geom.page_size, st->geom.block_size, &v);
+	if (v.safe)
+		return 0;
+	return ut_err_set(err, -EINVAL, "%s: the store uses guard '%s', which is no longer safe here: %s; %s",
+			  st->dir, guard, v.reason, v.fix);
+}
+
+static int open_page_fd(struct ut_store *st, const struct ut_fscaps *caps,
+			struct ut_err *err)
+{
+	int want = st->sb.guard == UT_GUARD_ATOMIC ||
+		   (st->sb.guard != UT_GUARD_JOURNAL && caps->dio_offset_align &&
+		    caps->dio_offset_align <= st->geom.block_size);
+	int fd;
+
+	st->page_fd = st->data_fd;
+	if (!want)
+		return 0;
+	fd = ut_sys.open(st->data_path, O_RDWR | O_DIRECT | O_NOFOLLOW, 0);
+	if (fd >= 0) {
+		st->page_fd = fd;
+		st->direct = 1;
+		return 0;
+	}
+	if (st->sb.guard != UT_GUARD_ATOMIC)
+		return 0;	/* buffered I/O is correct, just slower */
+	return ut_err_set(err, fd, "%s: cannot open with O_DIRECT, which RWF_ATOMIC needs: %s; use --guard doublewrite on this filesystem",
+			  st->data_path, strerror(-fd));
+}
+
 static int open_ring(struct ut_store *st, struct ut_err *err)
 {
 	int ret;
@@ -251,6 +300,16 @@ int ut_store_open(const char *dir, unsigned flags, struct ut_store **stp,
 	ret = open_check_size(st, err);
 	if (ret)
 		goto out_ring;
+	st->page_fd = st->data_fd;
+	if (!st->read_only) {
+		struct ut_fscaps caps;
+
+		ret = open_check_fs(st, &caps, err);
+		if (!ret)
+			ret = open_page_fd(st, &caps, err);
+		if (ret)
+			goto out_ring;
+	}
 	*stp = st;
 	return 0;
 
@@ -268,6 +327,8 @@ void ut_store_close(struct ut_store *st)
 	if (!st)
 		return;
 	ut_ring_exit(st->ring);
+	if (st->page_fd != st->data_fd)
+		ut_sys.close(st->page_fd);
 	ut_sys.close(st->data_fd);
 	free(st);
 }

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <untorn/sysio.h>
 
@@ -30,6 +31,15 @@ static ssize_t sys_pread(int fd, void *buf, size_t len, off_t off)
 static ssize_t sys_pwrite(int fd, const void *buf, size_t len, off_t off)
 {
 	ssize_t ret = pwrite(fd, buf, len, off);
+
+	return ret < 0 ? -errno : ret;
+}
+
+static ssize_t sys_pwrite_flags(int fd, const void *buf, size_t len, off_t off,
+				int rw_flags)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	ssize_t ret = pwritev2(fd, &iov, 1, off, rw_flags);
 
 	return ret < 0 ? -errno : ret;
 }
@@ -83,6 +93,7 @@ static const struct ut_syscalls ut_sys_real = {
 	.close		= sys_close,
 	.pread		= sys_pread,
 	.pwrite		= sys_pwrite,
+	.pwrite_flags	= sys_pwrite_flags,
 	.fdatasync	= sys_fdatasync,
 	.fsync		= sys_fsync,
 	.fallocate	= sys_fallocate,

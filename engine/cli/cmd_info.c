@@ -56,6 +56,8 @@ static void info_json(const struct ut_store *st, const char *uuid,
 	json_u64(&j, "blocks_per_page", st->geom.n_blocks);
 	json_u64(&j, "area_size", st->geom.area_size);
 	json_str(&j, "guard", ut_guard_name(st->sb.guard));
+	json_bool(&j, "single_lsn", !!(st->sb.flags & UT_SB_SINGLE_LSN));
+	json_bool(&j, "unsafe", !!(st->sb.flags & UT_SB_UNSAFE));
 	json_str(&j, "store_id", uuid);
 	json_str(&j, "created", created);
 	json_u64(&j, "extent_pages", st->sb.extent_pages);
@@ -90,7 +92,11 @@ static void info_text(const struct ut_store *st, const char *uuid,
 	printf("page size    %u bytes: %u blocks of %u, %u bytes of records\n",
 	       st->geom.page_size, st->geom.n_blocks, st->geom.block_size,
 	       st->geom.area_size);
-	printf("guard        %s\n", ut_guard_name(st->sb.guard));
+	printf("guard        %s%s\n", ut_guard_name(st->sb.guard),
+	       st->sb.flags & UT_SB_UNSAFE ? " (made with --unsafe)" : "");
+	printf("page format  %s\n", st->sb.flags & UT_SB_SINGLE_LSN ?
+	       "single-lsn: one LSN and checksum per page (InnoDB's design)" :
+	       "block-granular: an LSN and checksum per block");
 	printf("store id     %s\n", uuid);
 	printf("created      %s\n", created);
 	printf("checkpoint   LSN %llu, seq %llu, from slot %d (slot 0 %s, slot 1 %s)\n",

@@ -12,16 +12,26 @@
 #include "cli.h"
 
 static const char init_help[] =
-"usage: untorn init DIR [--page-size SIZE] [--block-size SIZE] [--guard NAME] [--unsafe]\n"
+"usage: untorn init DIR [--page-size SIZE] [--block-size SIZE] [--guard NAME]\n"
+"                      [--log-size SIZE] [--single-lsn] [--unsafe]\n"
 "\n"
 "Makes a new store in DIR (created if missing; must be empty).\n"
 "\n"
 "  --page-size SIZE   page size, a power of two from 4k to 64k (default 16k)\n"
 "  --block-size SIZE  checksummed block size (default: the filesystem's block\n"
 "                     size); every block carries its own LSN and CRC32C\n"
-"  --guard NAME       how pages are kept untorn by a crash: doublewrite (default);\n"
-"                     none (no protection, benchmarks only) needs --unsafe\n"
-"  --unsafe           allow --guard none\n";
+"  --guard NAME       how pages are kept untorn by a crash:\n"
+"                       doublewrite  a synced copy first (default; any filesystem)\n"
+"                       journal      ext4 data=journal + per-block LSNs and redo\n"
+"                       atomic       O_DIRECT + RWF_ATOMIC (statx atomic unit >= page)\n"
+"                       none         nothing (benchmarks only; needs --unsafe)\n"
+"                     a guard the filesystem cannot honour is refused, with the fix\n"
+"  --log-size SIZE    redo log size (default 64M, at least 8M)\n"
+"  --single-lsn       one LSN and checksum per page (InnoDB's design, block size =\n"
+"                     page size): for crash simulations that show why untorn\n"
+"                     checksums blocks\n"
+"  --unsafe           allow --guard none, and a guard this filesystem cannot\n"
+"                     honour (crash simulations); the store is not re-checked\n";
 
 static int parse_page_size(const char *arg, const char *what, uint32_t *out)
 {
@@ -43,6 +53,8 @@ int cmd_init(int argc, char **argv)
 		{ "block-size", required_argument, NULL, 'b' },
 		{ "guard", required_argument, NULL, 'g' },
 		{ "unsafe", no_argument, NULL, 'u' },
+		{ "single-lsn", no_argument, NULL, 's' },
+		{ "log-size", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -53,7 +65,7 @@ int cmd_init(int argc, char **argv)
 	struct ut_err err = { "" };
 	int c, guard, ret;
 
-	while ((c = getopt_long(argc, argv, "p:b:g:uh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:b:g:ush", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (parse_page_size(optarg, "page size", &io.page_size))
@@ -72,6 +84,14 @@ int cmd_init(int argc, char **argv)
 			break;
 		case 'u':
 			io.unsafe = 1;
+			break;
+		case 's':
+			io.single_lsn = 1;
+			break;
+		case 'l':
+			if (cli_parse_num("init", "--log-size", optarg, 8 << 20,
+					  1ull << 40, &io.log_size))
+				return EXIT_ERROR;
 			break;
 		case 'h':
 			fputs(init_help, stdout);

@@ -92,6 +92,7 @@ struct ut_page_report {
 };
 
 #define UT_PAGE_EMPTY 1
+#define UT_PAGE_TORN 2		/* unpacked although torn between blocks */
 
 /* page_size: 4..64 KiB, power of two; block_size: 512..page_size, power
  * of two.  Returns -EINVAL for a size that is not a power of two, -ERANGE
@@ -146,7 +147,8 @@ int ut_page_unpack(const struct ut_geom *g, const void *disk,
  * faults are TORN is unpacked too (each block keeps its own LSN; the page
  * LSN is the newest), which is what recovery needs to rebuild it block by
  * block.  An empty page unpacks to zeros with meta type 0 and all LSNs 0.
- * Returns 0, UT_PAGE_EMPTY or -EBADMSG (buf untouched).
+ * Returns 0, UT_PAGE_EMPTY, UT_PAGE_TORN (tolerated) or -EBADMSG (buf
+ * untouched).
  */
 int ut_page_unpack_inplace(const struct ut_geom *g, void *buf,
 			   uint32_t page_no, struct ut_page_meta *m,

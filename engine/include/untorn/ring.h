@@ -38,6 +38,7 @@ struct ut_io {
 	void *buf;
 	uint32_t len;
 	uint64_t off;
+	uint32_t rw_flags;	/* RWF_* for preadv2/pwritev2 (e.g. RWF_ATOMIC) */
 	void *user;
 	/* result: bytes transferred (len, or less at end of file), or -errno */
 	int res;

@@ -27,7 +27,9 @@
 struct ut_store {
 	char dir[PATH_MAX];
 	char data_path[PATH_MAX + 16];
-	int data_fd;
+	int data_fd;		/* buffered: superblock, checkpoints, check */
+	int page_fd;		/* page I/O: O_DIRECT where the guard uses it */
+	int direct;		/* page_fd is O_DIRECT */
 	int read_only;
 	struct ut_geom geom;
 	struct ut_sb sb;
@@ -42,7 +44,9 @@ struct ut_init_opts {
 	uint32_t page_size;	/* default 16 KiB */
 	uint32_t block_size;	/* 0: the filesystem's block size */
 	uint32_t guard;		/* enum ut_guard; default doublewrite */
-	int unsafe;		/* allows the 'none' guard */
+	int unsafe;		/* allows 'none', and any guard the filesystem
+				 * cannot honour (crash simulations) */
+	int single_lsn;		/* one block per page: InnoDB's design */
 	uint64_t log_size;	/* redo log bytes; 0: 64 MiB */
 	unsigned dblwr_segments; /* doublewrite segments; 0: 2 */
 	unsigned dblwr_batch;	/* pages per segment; 0: 64 */

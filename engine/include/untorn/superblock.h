@@ -40,6 +40,9 @@ enum ut_guard {
 	UT_GUARD_NONE = 4,
 };
 
+#define UT_SB_SINGLE_LSN	(1u << 0)	/* one block per page: InnoDB's design */
+#define UT_SB_UNSAFE		(1u << 1)	/* made with --unsafe: no re-check */
+
 struct ut_sb {
 	uint32_t version;
 	uint32_t page_size;

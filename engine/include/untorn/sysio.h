@@ -30,6 +30,9 @@ struct ut_syscalls {
 	int (*close)(int fd);
 	ssize_t (*pread)(int fd, void *buf, size_t len, off_t off);
 	ssize_t (*pwrite)(int fd, const void *buf, size_t len, off_t off);
+	/* a write with RWF_* flags (the pread/pwrite path's RWF_ATOMIC) */
+	ssize_t (*pwrite_flags)(int fd, const void *buf, size_t len, off_t off,
+				int rw_flags);
 	int (*fdatasync)(int fd);
 	int (*fsync)(int fd);
 	int (*fallocate)(int fd, int mode, off_t off, off_t len);

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fscaps.h - what the filesystem under a path guarantees, and whether a
+ * page guard is safe there.
+ *
+ * The facts come from the kernel: /proc/self/mountinfo (type, device,
+ * mount options such as data=journal, commit=, nobarrier), statfs (block
+ * size), statx (DIOALIGN, WRITE_ATOMIC units), /sys/dev/block (rotational,
+ * atomic_write_* limits), /proc/fs/jbd2/DEV/info (journal transaction
+ * size).  Nothing here knows the engine: guards are named by string.
+ */
+#ifndef UNTORN_FSCAPS_H
+#define UNTORN_FSCAPS_H
+
+#include <stdint.h>
+
+#ifndef RWF_ATOMIC
+#define RWF_ATOMIC 0x00000040
+#endif
+#ifndef STATX_WRITE_ATOMIC
+#define STATX_WRITE_ATOMIC 0x00010000U
+#endif
+
+enum ut_data_mode {
+	UT_DATA_NA = 0,		/* not ext3/ext4 */
+	UT_DATA_ORDERED,
+	UT_DATA_JOURNAL,
+	UT_DATA_WRITEBACK,
+};
+
+struct ut_mount {
+	unsigned major, minor;
+	char root[256];
+	char mount_point[1024];
+	char mount_opts[512];
+	char fstype[64];
+	char source[256];
+	char super_opts[1024];
+};
+
+struct ut_fscaps {
+	char path[1024];
+	struct ut_mount mnt;
+	int found_mount;
+	enum ut_data_mode data_mode;
+	int commit_s;		/* jbd2 commit interval; -1 unknown */
+	int barrier;		/* 1 on (default), 0 nobarrier */
+	int durable;		/* 0: tmpfs, overlay, fuse, 9p, ... */
+	int cow;		/* btrfs (with datacow), zfs */
+	uint32_t fs_block;
+	uint32_t dio_mem_align, dio_offset_align;	/* 0: no O_DIRECT */
+	uint32_t atomic_min, atomic_max, atomic_segments;
+	int rotational;		/* -1 unknown */
+	uint64_t dev_atomic_max, dev_atomic_unit_min, dev_atomic_unit_max;
+	char dev_name[64];
+	uint32_t jbd2_max_txn_blocks;	/* 0 unknown */
+	int jw_module;		/* /dev/untorn_jw exists */
+};
+
+/* Engines, for the verdict: one LSN per page (InnoDB, untorn
+ * --single-lsn) or untorn's block-granular pages. */
+enum ut_engine_kind {
+	UT_ENGINE_SINGLE_LSN,
+	UT_ENGINE_BLOCK_LSN,
+};
+
+struct ut_verdict {
+	int safe;
+	char reason[320];
+	char fix[320];
+};
+
+/* Fills caps for path (which must exist).  Returns 0 or -errno. */
+int ut_fscaps_probe(const char *path, struct ut_fscaps *caps);
+
+/*
+ * Is guard ("doublewrite", "journal", "atomic", "none") safe for pages
+ * of page_size bytes checksummed in blocks of block_size bytes (for a
+ * one-LSN-per-page engine block_size == page_size)?
+ */
+void ut_fscaps_verdict(const struct ut_fscaps *caps, const char *guard,
+		       uint32_t page_size, uint32_t block_size,
+		       struct ut_verdict *v);
+
+/* InnoDB's question: is turning its doublewrite buffer off safe? */
+void ut_fscaps_innodb_verdict(const struct ut_fscaps *caps,
+			      uint32_t page_size, struct ut_verdict *v);
+
+/* ---- parsers (pure, for tests and fuzzing) ---- */
+
+/* One /proc/self/mountinfo line; returns 0 or -EINVAL. */
+int ut_mountinfo_parse(const char *line, struct ut_mount *m);
+/* Fills data_mode, commit_s, barrier from ext4 mount options. */
+void ut_mount_opts_parse(const char *opts, enum ut_data_mode *mode,
+			 int *commit_s, int *barrier);
+/* "N transactions (M requested), each up to B blocks": returns B or 0. */
+uint32_t ut_jbd2_info_parse(const char *text);
+
+#endif

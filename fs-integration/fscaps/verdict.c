@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+/*
+ * verdict.c - from the facts of a filesystem to "is this guard safe here",
+ * one sentence of reason and one of fix.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "fscaps.h"
+
+static void say(struct ut_verdict *v, int safe, const char *fix,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void say(struct ut_verdict *v, int safe, const char *fix,
+		const char *fmt, ...)
+{
+	va_list ap;
+
+	v->safe = safe;
+	va_start(ap, fmt);
+	vsnprintf(v->reason, sizeof(v->reason), fmt, ap);
+	va_end(ap);
+	snprintf(v->fix, sizeof(v->fix), "%s", fix ? fix : "");
+}
+
+/* What rules out every guard: no durable device, or no cache flushes. */
+static int fs_unusable(const struct ut_fscaps *c, struct ut_verdict *v)
+{
+	if (!c->durable) {
+		say(v, 0, "put the store on a local ext4 or XFS filesystem on a real or loop block device",
+		    "%s keeps no crash-safe copy on a block device untorn can reason about",
+		    c->mnt.fstype[0] ? c->mnt.fstype : "this filesystem");
+		return 1;
+	}
+	if (!c->barrier) {
+		say(v, 0, "remount with barriers: mount -o remount,barrier PATH (and drop nobarrier from /etc/fstab)",
+		    "mounted nobarrier: the device's write cache is never flushed, so no fdatasync proves anything");
+		return 1;
+	}
+	return 0;
+}
+
+static void journal_verdict(const struct ut_fscaps *c, uint32_t page_size,
+			    uint32_t block_size, struct ut_verdict *v)
+{
+	if (strcmp(c->mnt.fstype, "ext4") && strcmp(c->mnt.fstype, "ext3")) {
+		say(v, 0, "make an ext4 filesystem mounted data=journal (scripts/mkfs-journal), or use --guard doublewrite",
+		    "%s does not journal file data; only ext4 with data=journal does",
+		    c->mnt.fstype);
+		return;
+	}
+	if (c->data_mode != UT_DATA_JOURNAL) {
+		say(v, 0, "mount with -o data=journal (ext4 cannot change it on remount: set it in /etc/fstab and mount again), or use scripts/mkfs-journal",
+		    "mounted data=%s: file data is not journalled, so an interrupted page write stays torn",
+		    c->data_mode == UT_DATA_WRITEBACK ? "writeback" : "ordered");
+		return;
+	}
+	if (block_size <= c->fs_block) {
+		if (block_size == page_size)
+			say(v, 1, NULL, "data=journal journals each %u-byte block whole and a %u-byte page fits in one block",
+			    c->fs_block, page_size);
+		else
+			say(v, 1, NULL, "data=journal journals each %u-byte block whole; a page torn between blocks is rebuilt block by block from redo (block-granular page format)",
+			    c->fs_block);
+		return;
+	}
+	if (c->jw_module) {
+		say(v, 1, NULL, "the untorn_jw module is loaded: a whole %u-byte page write joins one jbd2 transaction",
+		    page_size);
+		return;
+	}
+	say(v, 0, "keep the doublewrite buffer, use pages of at most the block size (e.g. innodb_page_size=4k on 4 KiB blocks), or an engine with per-block LSNs (untorn)",
+	    "ext4 data=journal journals each %u-byte block under its own handle: a %u-byte page with one LSN can straddle two transactions and tear (measured: 0.06-0.08%% of 16 KiB writes)",
+	    c->fs_block, page_size);
+}
+
+static void atomic_verdict(const struct ut_fscaps *c, uint32_t page_size,
+			   struct ut_verdict *v)
+{
+	if (c->data_mode == UT_DATA_JOURNAL) {
+		say(v, 0, "use an XFS filesystem made with reflink (scripts/mkfs-atomic), or the journal guard here",
+		    "ext4 data=journal turns O_DIRECT into buffered writes, and RWF_ATOMIC needs O_DIRECT");
+		return;
+	}
+	if (!c->atomic_max) {
+		say(v, 0, "make XFS with mkfs.xfs -m reflink=1 (Linux >= 6.16; scripts/mkfs-atomic) or use a device with atomic writes",
+		    "statx reports no atomic write support on this filesystem and device");
+		return;
+	}
+	if (page_size > c->atomic_max || page_size < c->atomic_min) {
+		say(v, 0, "use a page size from the atomic range, or mount XFS with a larger max_atomic_write=",
+		    "statx allows atomic writes of %u..%u bytes, not %u-byte pages",
+		    c->atomic_min, c->atomic_max, page_size);
+		return;
+	}
+	say(v, 1, NULL, "statx allows atomic writes of %u..%u bytes: each %u-byte page goes to disk whole with O_DIRECT and RWF_ATOMIC",
+	    c->atomic_min, c->atomic_max, page_size);
+}
+
+void ut_fscaps_verdict(const struct ut_fscaps *c, const char *guard,
+		       uint32_t page_size, uint32_t block_size,
+		       struct ut_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (fs_unusable(c, v))
+		return;
+	if (!strcmp(guard, "doublewrite"))
+		say(v, 1, NULL, "every page is first written to the doublewrite file and synced, so a torn in-place page is restored from its copy");
+	else if (!strcmp(guard, "journal"))
+		journal_verdict(c, page_size, block_size, v);
+	else if (!strcmp(guard, "atomic"))
+		atomic_verdict(c, page_size, v);
+	else if (c->cow)
+		say(v, 1, NULL, "%s is copy-on-write: a page is never overwritten in place",
+		    c->mnt.fstype);
+	else
+		say(v, 0, "use --guard doublewrite, journal or atomic",
+		    "pages are overwritten in place with nothing to repair a torn one");
+}
+
+void ut_fscaps_innodb_verdict(const struct ut_fscaps *c, uint32_t page_size,
+			      struct ut_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (fs_unusable(c, v))
+		return;
+	if (c->cow) {
+		say(v, 1, NULL, "%s is copy-on-write: a page is never overwritten in place",
+		    c->mnt.fstype);
+		return;
+	}
+	if (c->data_mode == UT_DATA_JOURNAL) {
+		journal_verdict(c, page_size, page_size, v);
+		return;
+	}
+	say(v, 0, "keep innodb_doublewrite=ON, or mount ext4 with data=journal and use pages no larger than its block (scripts/mkfs-journal)",
+	    "%s overwrites %u-byte pages in place and a crash can tear them; InnoDB has one LSN per page and cannot rebuild a torn one",
+	    c->mnt.fstype, page_size);
+}

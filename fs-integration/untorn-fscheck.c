@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+/*
+ * untorn-fscheck - may the doublewrite buffer be turned off on the
+ * filesystem under PATH?  Prints the filesystem's facts and a verdict for
+ * an engine with one LSN per page (InnoDB, MariaDB) and for untorn's
+ * guards.  Exit status: 0 safe, 1 unsafe, 2 error; it answers InnoDB's
+ * question unless --engine untorn is given.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fscaps/fscaps.h"
+
+static const char help[] =
+"usage: untorn-fscheck PATH [--page-size SIZE] [--engine innodb|untorn] [--json]\n"
+"\n"
+"Reads what the filesystem under PATH guarantees (type, mount options such\n"
+"as data=journal and barriers, block size, O_DIRECT alignment, atomic write\n"
+"units, device, journal) and says whether turning a doublewrite buffer off\n"
+"is safe there:\n"
+"  for InnoDB/MariaDB (one LSN per page, default page size 16k), and\n"
+"  for untorn's journal and atomic guards (per-block LSNs).\n"
+"\n"
+"exit status: 0 safe, 1 unsafe, 2 error.  The status answers the InnoDB\n"
+"question unless --engine untorn is given (then: safe when a guard other\n"
+"than doublewrite is safe for untorn).\n";
+
+static int parse_page_size(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (end == s)
+		return -EINVAL;
+	if (*end == 'k' || *end == 'K')
+		v <<= 10, end++;
+	if (*end && strcmp(end, "iB") && strcmp(end, "B"))
+		return -EINVAL;
+	if (v < 4096 || v > 65536 || (v & (v - 1)))
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+static void json_str(const char *key, const char *val, int comma)
+{
+	const unsigned char *p = (const unsigned char *)val;
+
+	printf("  \"%s\": \"", key);
+	for (; *p; p++)
+		if (*p == '"' || *p == '\\')
+			printf("\\%c", *p);
+		else if (*p < 0x20)
+			printf("\\u%04x", *p);
+		else
+			putchar(*p);
+	printf("\"%s\n", comma ? "," : "");
+}
+
+static const char *data_mode_name(enum ut_data_mode m)
+{
+	static const char *const names[] = { "n/a", "ordered", "journal", "writeback" };
+
+	return names[m];
+}
+
+static void facts_text(const struct ut_fscaps *c)
+{
+	printf("path            %s\n", c->path);
+	printf("filesystem      %s on %s, mounted at %s\n", c->mnt.fstype,
+	       c->mnt.source, c->mnt.mount_point);
+	printf("mount options   %s %s\n", c->mnt.mount_opts, c->mnt.super_opts);
+	printf("data mode       %s; commit %s; barriers %s\n",
+	       data_mode_name(c->data_mode),
+	       c->commit_s < 0 ? "default" : "set", c->barrier ? "on" : "OFF");
+	printf("block size      %u\n", c->fs_block);
+	printf("O_DIRECT        %s (memory %u, offset %u)\n",
+	       c->dio_offset_align ? "yes" : "no or unknown", c->dio_mem_align,
+	       c->dio_offset_align);
+	printf("atomic writes   %u..%u bytes (statx), device %llu..%llu max %llu\n",
+	       c->atomic_min, c->atomic_max,
+	       (unsigned long long)c->dev_atomic_unit_min,
+	       (unsigned long long)c->dev_atomic_unit_max,
+	       (unsigned long long)c->dev_atomic_max);
+	printf("device          %s, %s\n", c->dev_name[0] ? c->dev_name : "none",
+	       c->rotational < 0 ? "rotational unknown" :
+	       c->rotational ? "rotational" : "non-rotational");
+	if (c->jbd2_max_txn_blocks)
+		printf("jbd2 journal    transactions of up to %u blocks (journal about %u MiB)\n",
+		       c->jbd2_max_txn_blocks,
+		       (unsigned)((uint64_t)c->jbd2_max_txn_blocks * 4 * c->fs_block >> 20));
+	printf("untorn_jw       %s\n", c->jw_module ? "loaded" : "not loaded");
+}
+
+static void verdict_text(const char *who, const struct ut_verdict *v)
+{
+	printf("%-28s %s: %s", who, v->safe ? "SAFE" : "UNSAFE", v->reason);
+	if (!v->safe && v->fix[0])
+		printf("; fix: %s", v->fix);
+	printf("\n");
+}
+
+static void verdict_json(const char *key, const struct ut_verdict *v, int comma)
+{
+	printf("  \"%s\": {\"safe\": %s, ", key, v->safe ? "true" : "false");
+	printf("\"reason\": \"%s\", \"fix\": \"%s\"}%s\n", v->reason, v->fix,
+	       comma ? "," : "");
+}
+
+static void report_json(const struct ut_fscaps *c, uint32_t ps,
+			const struct ut_verdict *v)
+{
+	printf("{\n");
+	json_str("path", c->path, 1);
+	json_str("fstype", c->mnt.fstype, 1);
+	json_str("source", c->mnt.source, 1);
+	json_str("mount_point", c->mnt.mount_point, 1);
+	json_str("mount_options", c->mnt.super_opts, 1);
+	json_str("data_mode", data_mode_name(c->data_mode), 1);
+	printf("  \"commit_s\": %d,\n  \"barrier\": %s,\n", c->commit_s,
+	       c->barrier ? "true" : "false");
+	printf("  \"block_size\": %u,\n  \"page_size\": %u,\n", c->fs_block, ps);
+	printf("  \"dio_mem_align\": %u,\n  \"dio_offset_align\": %u,\n",
+	       c->dio_mem_align, c->dio_offset_align);
+	printf("  \"atomic_write_unit_min\": %u,\n  \"atomic_write_unit_max\": %u,\n",
+	       c->atomic_min, c->atomic_max);
+	printf("  \"device_atomic_write_max_bytes\": %llu,\n",
+	       (unsigned long long)c->dev_atomic_max);
+	json_str("device", c->dev_name, 1);
+	printf("  \"rotational\": %d,\n  \"jbd2_max_transaction_blocks\": %u,\n",
+	       c->rotational, c->jbd2_max_txn_blocks);
+	printf("  \"untorn_jw_loaded\": %s,\n", c->jw_module ? "true" : "false");
+	verdict_json("innodb_doublewrite_off", &v[0], 1);
+	verdict_json("untorn_journal", &v[1], 1);
+	verdict_json("untorn_atomic", &v[2], 1);
+	verdict_json("untorn_doublewrite", &v[3], 0);
+	printf("}\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "page-size", required_argument, NULL, 'p' },
+		{ "engine", required_argument, NULL, 'e' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct ut_verdict v[4];
+	struct ut_fscaps caps;
+	uint32_t ps = 16384;
+	int c, as_json = 0, untorn = 0, ret;
+
+	while ((c = getopt_long(argc, argv, "p:e:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_page_size(optarg, &ps)) {
+				fprintf(stderr, "untorn-fscheck: page size '%s' is not a power of two from 4k to 64k; use e.g. --page-size 16k\n", optarg);
+				return 2;
+			}
+			break;
+		case 'e':
+			if (strcmp(optarg, "innodb") && strcmp(optarg, "untorn")) {
+				fprintf(stderr, "untorn-fscheck: unknown engine '%s'; use --engine innodb or --engine untorn\n", optarg);
+				return 2;
+			}
+			untorn = !strcmp(optarg, "untorn");
+			break;
+		case 'j':
+			as_json = 1;
+			break;
+		case 'h':
+			fputs(help, stdout);
+			return 0;
+		default:
+			fprintf(stderr, "untorn-fscheck: bad option; try 'untorn-fscheck --help'\n");
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "untorn-fscheck: give exactly one PATH; try 'untorn-fscheck --help'\n");
+		return 2;
+	}
+	ret = ut_fscaps_probe(argv[optind], &caps);
+	if (ret) {
+		fprintf(stderr, "untorn-fscheck: %s: %s; give an existing directory, e.g. the database's datadir\n",
+			argv[optind], strerror(-ret));
+		return 2;
+	}
+	if (!caps.durable) {
+		fprintf(stderr, "untorn-fscheck: %s: on %s, which keeps no crash-safe copy on a block device; check the directory where the data really lives (a local ext4 or XFS mount)\n",
+			argv[optind], caps.mnt.fstype);
+		return 2;
+	}
+	ut_fscaps_innodb_verdict(&caps, ps, &v[0]);
+	ut_fscaps_verdict(&caps, "journal", ps, caps.fs_block < ps ? caps.fs_block : ps, &v[1]);
+	ut_fscaps_verdict(&caps, "atomic", ps, caps.fs_block < ps ? caps.fs_block : ps, &v[2]);
+	ut_fscaps_verdict(&caps, "doublewrite", ps, ps, &v[3]);
+	if (as_json) {
+		report_json(&caps, ps, v);
+	} else {
+		facts_text(&caps);
+		printf("\ndoublewrite buffer off, %u-byte pages:\n", ps);
+		verdict_text("InnoDB (one LSN per page)", &v[0]);
+		verdict_text("untorn --guard journal", &v[1]);
+		verdict_text("untorn --guard atomic", &v[2]);
+		verdict_text("untorn --guard doublewrite", &v[3]);
+	}
+	if (untorn)
+		return v[1].safe || v[2].safe ? 0 : 1;
+	return v[0].safe ? 0 : 1;
+}
