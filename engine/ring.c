@@ -134,8 +134,16 @@ void ut_ring_exit(struct ut_ring *ring)
 {
 	if (!ring)
 		return;
-	if (ring->have_uring)
+	if (ring->have_uring) {
+		/* unregistering is synchronous, the ring's teardown is not:
+		 * without this the files stay referenced (and their
+		 * filesystem busy) for a moment after the process exits */
+		if (ring->n_files)
+			io_uring_unregister_files(&ring->uring);
+		if (ring->n_bufs)
+			io_uring_unregister_buffers(&ring->uring);
 		io_uring_queue_exit(&ring->uring);
+	}
 	free(ring->files);
 	free(ring->bufs);
 	free(ring);

@@ -7,7 +7,10 @@
 ktap_n=0
 ktap_failed=0
 
+ktap_planned=0
+
 ktap_plan() {
+	ktap_planned=$1
 	echo "KTAP version 1"
 	echo "1..$1"
 }
@@ -23,6 +26,10 @@ ok() {	# ok STATUS DESCRIPTION: STATUS 0 passes
 }
 
 ktap_finish() {
+	if [ $ktap_n -ne $ktap_planned ]; then
+		echo "# planned $ktap_planned tests, ran $ktap_n"
+		ktap_failed=$((ktap_failed + 1))
+	fi
 	echo "# Totals: pass:$((ktap_n - ktap_failed)) fail:$ktap_failed xfail:0 xpass:0 skip:0 error:0"
 	[ $ktap_failed -eq 0 ]
 }

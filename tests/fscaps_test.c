@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fscaps_test.c - the filesystem facts parsers (mountinfo lines with
+ * escapes and optional fields, ext4 options, jbd2 info) and the verdict
+ * rules for every guard on synthetic filesystems: ext4 data=ordered and
+ * data=journal, XFS with and without atomic units, nobarrier, tmpfs,
+ * btrfs; InnoDB's 16k and 4k pages.
+ */
+#include <string.h>
+#include "fscaps.h"
+#include "ktap.h"
+
+static int parse_mountinfo(void)
+{
+	struct ut_mount m;
+	const char *l1 = "36 35 98:0 /mnt1 /mnt\\040with\\040space rw,noatime master:1 shared:7 - ext4 /dev/loop3 rw,data=journal,commit=5\n";
+	const char *l2 = "22 1 0:21 / /dev/shm rw,nosuid - tmpfs tmpfs rw\n";
+
+	return !ut_mountinfo_parse(l1, &m) && m.major == 98 && m.minor == 0 &&
+	       !strcmp(m.mount_point, "/mnt with space") &&
+	       !strcmp(m.fstype, "ext4") && !strcmp(m.source, "/dev/loop3") &&
+	       !strcmp(m.super_opts, "rw,data=journal,commit=5") &&
+	       !ut_mountinfo_parse(l2, &m) && !strcmp(m.fstype, "tmpfs") &&
+	       ut_mountinfo_parse("36 35 98:0 /a /b rw\n", &m) == -22 &&
+	       ut_mountinfo_parse("", &m) == -22 &&
+	       ut_mountinfo_parse("x y zz /a /b rw - ext4 /dev/x rw\n", &m) == -22;
+}
+
+static int parse_opts(void)
+{
+	enum ut_data_mode mode;
+	int commit, barrier;
+
+	ut_mount_opts_parse("rw,data=journal,commit=5", &mode, &commit, &barrier);
+	if (mode != UT_DATA_JOURNAL || commit != 5 || barrier != 1)
+		return 0;
+	ut_mount_opts_parse("rw,relatime", &mode, &commit, &barrier);
+	if (mode != UT_DATA_ORDERED || commit != -1 || barrier != 1)
+		return 0;
+	ut_mount_opts_parse("rw,nobarrier,data=writeback", &mode, &commit, &barrier);
+	if (mode != UT_DATA_WRITEBACK || barrier != 0)
+		return 0;
+	ut_mount_opts_parse("rw,barrier=0,journal_checksum", &mode, &commit, &barrier);
+	return barrier == 0 && mode == UT_DATA_ORDERED;
+}
+
+static int parse_jbd2(void)
+{
+	return ut_jbd2_info_parse("12 transactions (10 requested), each up to 8192 blocks\naverage: ...") == 8192 &&
+	       ut_jbd2_info_parse("garbage") == 0 &&
+	       ut_jbd2_info_parse("each up to 99999999999999 blocks") == 0;
+}
+
+static void fs(struct ut_fscaps *c, const char *type, enum ut_data_mode mode)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->mnt.fstype, sizeof(c->mnt.fstype), "%s", type);
+	c->data_mode = mode;
+	c->durable = strcmp(type, "tmpfs") != 0;
+	c->cow = !strcmp(type, "btrfs");
+	c->barrier = 1;
+	c->fs_block = 4096;
+}
+
+static int safe(const struct ut_fscaps *c, const char *guard, uint32_t ps,
+		uint32_t bs)
+{
+	struct ut_verdict v;
+
+	ut_fscaps_verdict(c, guard, ps, bs, &v);
+	if (!v.safe && (!v.reason[0] || !v.fix[0]))
+		return -1;	/* an unsafe verdict always says why and what to do */
+	return v.safe;
+}
+
+static int innodb(const struct ut_fscaps *c, uint32_t ps)
+{
+	struct ut_verdict v;
+
+	ut_fscaps_innodb_verdict(c, ps, &v);
+	return v.safe;
+}
+
+int main(void)
+{
+	struct ut_fscaps c;
+
+	ktap_plan(9);
+	ktap_ok(parse_mountinfo(), "mountinfo: escaped spaces, optional fields, malformed lines refused");
+	ktap_ok(parse_opts(), "ext4 options: data=, commit=, nobarrier, barrier=0");
+	ktap_ok(parse_jbd2(), "jbd2 info: transaction size, garbage and overflow refused");
+
+	fs(&c, "ext4", UT_DATA_ORDERED);
+	ktap_ok(safe(&c, "doublewrite", 16384, 4096) == 1 && safe(&c, "journal", 16384, 4096) == 0 &&
+		safe(&c, "atomic", 16384, 4096) == 0 && safe(&c, "none", 16384, 4096) == 0 &&
+		!innodb(&c, 16384) && !innodb(&c, 4096),
+		"ext4 data=ordered: doublewrite only; InnoDB doublewrite off unsafe");
+	fs(&c, "ext4", UT_DATA_JOURNAL);
+	ktap_ok(safe(&c, "journal", 16384, 4096) == 1 && safe(&c, "journal", 16384, 16384) == 0 &&
+		safe(&c, "journal", 4096, 4096) == 1 && safe(&c, "atomic", 16384, 4096) == 0 &&
+		!innodb(&c, 16384) && innodb(&c, 4096),
+		"ext4 data=journal: untorn journal safe, single-LSN 16k unsafe, 4k on 4k blocks safe (InnoDB too)");
+	c.jw_module = 1;
+	ktap_ok(innodb(&c, 16384) && safe(&c, "journal", 16384, 16384) == 1,
+		"ext4 data=journal with untorn_jw loaded: one-LSN 16k pages safe");
+	fs(&c, "xfs", UT_DATA_NA);
+	c.atomic_min = 4096;
+	c.atomic_max = 65536;
+	ktap_ok(safe(&c, "atomic", 16384, 4096) == 1 && safe(&c, "atomic", 131072 / 2, 4096) == 1 &&
+		safe(&c, "journal", 16384, 4096) == 0 && (c.atomic_max = 8192, safe(&c, "atomic", 16384, 4096) == 0) &&
+		(c.atomic_max = 0, safe(&c, "atomic", 4096, 4096) == 0),
+		"XFS: atomic safe only when statx's unit range holds the page");
+	fs(&c, "ext4", UT_DATA_JOURNAL);
+	c.barrier = 0;
+	ktap_ok(safe(&c, "doublewrite", 16384, 4096) == 0 && safe(&c, "journal", 16384, 4096) == 0,
+		"nobarrier: nothing is safe");
+	fs(&c, "tmpfs", UT_DATA_NA);
+	ktap_ok(safe(&c, "doublewrite", 16384, 4096) == 0 &&
+		(fs(&c, "btrfs", UT_DATA_NA), innodb(&c, 16384) && safe(&c, "none", 16384, 4096) == 1),
+		"tmpfs: nothing is safe; btrfs (copy-on-write): doublewrite off is safe");
+	return ktap_finish();
+}
