@@ -7,6 +7,7 @@
 #   make                 build into build/
 #   make test            run the KTAP test suite (tests/)
 #   make check           install build dependencies if missing, build, test
+#   make crash-test      power-cut simulation, 200 cuts per guard x filesystem
 #   make demo            make a store in build/demo-store, load it, run the
 #                        write benchmark, check it
 #   make install PREFIX=/usr/local DESTDIR=
@@ -37,7 +38,7 @@ SONAME     := libuntorn.so.$(SOVERSION)
 UNTORN     := $(BUILD)/untorn
 FSCHECK    := $(BUILD)/untorn-fscheck
 
-.PHONY: all test check deps demo install uninstall clean
+.PHONY: all test check deps demo install uninstall clean crash-test
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(UNTORN) $(FSCHECK)
 
@@ -62,6 +63,10 @@ $(FSCHECK): $(BUILD)/fs-integration/untorn-fscheck.o $(STATIC_LIB)
 
 test: all
 	$(MAKE) -C tests run_tests BUILD=$(abspath $(BUILD))
+
+# 200 power cuts per guard x filesystem (root; takes long, prints progress)
+crash-test: all
+	scripts/crash-matrix --trials $(or $(TRIALS),200)
 
 deps:
 	scripts/install-deps

@@ -26,46 +26,13 @@
 #include <unistd.h>
 #include <untorn/crc32c.h>
 #include <untorn/engine.h>
+#include "../engine/cli/acks.h"
 #include "../engine/cli/rowgen.h"
 #include "ktap.h"
 #include "testlib.h"
 
 static const char *untorn;
 static char dir[300];
-
-/* ---- acknowledged commits: key -> highest version --------------------- */
-
-struct acks {
-	uint64_t *key, *ver;
-	size_t cap, n;
-};
-
-static void acks_put(struct acks *a, uint64_t key, uint64_t ver)
-{
-	size_t i;
-
-	if (2 * (a->n + 1) > a->cap) {
-		struct acks b = { .cap = a->cap ? a->cap * 2 : 1 << 16 };
-
-		b.key = malloc(b.cap * 8);
-		b.ver = calloc(b.cap, 8);
-		for (i = 0; i < a->cap; i++)
-			if (a->ver[i])
-				acks_put(&b, a->key[i], a->ver[i]);
-		free(a->key);
-		free(a->ver);
-		*a = b;
-	}
-	for (i = (key * 0x9e3779b97f4a7c15ull) & (a->cap - 1); a->ver[i];
-	     i = (i + 1) & (a->cap - 1))
-		if (a->key[i] == key)
-			break;
-	if (!a->ver[i])
-		a->n++;
-	a->key[i] = key;
-	if (ver > a->ver[i])
-		a->ver[i] = ver;
-}
 
 /* ---- running untorn ---------------------------------------------------- */
 
@@ -215,8 +182,7 @@ static int kill9_trials(unsigned trials)
 	}
 	ktap_diag("%u trials, %u commits acknowledged, %zu keys tracked, %llu rows at the end",
 		  trials, total, acks.n, (unsigned long long)rows);
-	free(acks.key);
-	free(acks.ver);
+	acks_free(&acks);
 	return failures == 0;
 }
 
@@ -318,8 +284,7 @@ static int damaged_tail(int garbage, const char *want)
 	verify(&acks, &missing, &rows);
 	ok = rc_rec == 0 && strstr(buf, want) &&
 	     run(NULL, UNTORN("check", dir)) == 0;
-	free(acks.key);
-	free(acks.ver);
+	acks_free(&acks);
 	return ok;
 }
 

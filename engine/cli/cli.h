@@ -22,6 +22,7 @@ int cmd_delete(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 
 struct ut_engine;
 struct ut_engine_opts;

@@ -7,9 +7,21 @@
  *       the first in-place page write to untorn.dat writes only its first
  *       K blocks, then the process dies (_exit 137) as if the power went:
  *       the page on disk is torn after block K.
+ *
+ *   UNTORN_INJECT=pause-mid-page:DIR
+ *       a crash simulator's handshake (DIR holds FIFOs "ask" and
+ *       "paused"): when a byte arrives on ask, the next in-place page
+ *       write stops after its first half, the data file is fdatasync'd
+ *       (on ext4 data=journal that commits the half in a jbd2
+ *       transaction: the interleaving ext4 produces by itself for
+ *       0.06-0.08 % of 16 KiB writes), a byte goes to paused, and the
+ *       write resumes when the next byte arrives on ask.  The simulator
+ *       cuts the power in between.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,17 +65,87 @@ static ssize_t tear_admit(enum ut_op op, int fd, size_t len, off_t off)
 	return tear_blocks * block;
 }
 
+static int pause_ask_fd = -1, pause_paused_fd = -1;
+static pthread_mutex_t pause_mutex = PTHREAD_MUTEX_INITIALIZER;
+static int pause_state;		/* 0 idle, 1 asked, 2 half written */
+static int pause_io_fd;
+static off_t pause_rest_off;	/* where the held-back half starts */
+
+static int pause_asked(void)
+{
+	char c;
+
+	return read(pause_ask_fd, &c, 1) == 1;
+}
+
+static void pause_wait_resume(void)
+{
+	char c = 'p';
+	int flags = fcntl(pause_ask_fd, F_GETFL);
+
+	if (write(pause_paused_fd, &c, 1) != 1)
+		return;
+	fcntl(pause_ask_fd, F_SETFL, flags & ~O_NONBLOCK);
+	while (read(pause_ask_fd, &c, 1) < 0 && errno == EINTR)
+		;
+	fcntl(pause_ask_fd, F_SETFL, flags);
+}
+
+static ssize_t pause_admit(enum ut_op op, int fd, size_t len, off_t off)
+{
+	size_t block = 4096;
+	ssize_t ret = len;
+
+	if (op != UT_OP_WRITE)
+		return len;
+	pthread_mutex_lock(&pause_mutex);
+	if (pause_state == 2 && fd == pause_io_fd && off == pause_rest_off) {
+		/* the second half: commit the first, let the power go */
+		fdatasync(fd);
+		pause_wait_resume();
+		pause_state = 0;
+	} else if (len >= 2 * block && !(len % block) && is_data_file(fd) &&
+		   (pause_state == 1 || pause_asked())) {
+		pause_state = 2;
+		pause_io_fd = fd;
+		ret = (len / block / 2) * block;
+		pause_rest_off = off + ret;
+	}
+	pthread_mutex_unlock(&pause_mutex);
+	return ret;
+}
+
+static int pause_setup(const char *dir)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/ask", dir);
+	pause_ask_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	snprintf(path, sizeof(path), "%s/paused", dir);
+	pause_paused_fd = open(path, O_RDWR | O_CLOEXEC);
+	return pause_ask_fd >= 0 && pause_paused_fd >= 0 ? 0 : -1;
+}
+
 void cli_inject_from_env(void)
 {
 	const char *spec = getenv("UNTORN_INJECT");
 
-	if (!spec)
+	if (!spec || !*spec)
 		return;
+	if (!strncmp(spec, "pause-mid-page:", 15)) {
+		if (pause_setup(spec + 15)) {
+			fprintf(stderr, "untorn: UNTORN_INJECT: cannot open the FIFOs ask and paused in %s\n",
+				spec + 15);
+			exit(EXIT_ERROR);
+		}
+		ut_sys.io_admit = pause_admit;
+		return;
+	}
 	if (sscanf(spec, "torn-page-write:%u", &tear_blocks) == 1 && tear_blocks) {
 		ut_sys.io_admit = tear_admit;
 		return;
 	}
-	fprintf(stderr, "untorn: UNTORN_INJECT='%s' not understood; use torn-page-write:K\n",
+	fprintf(stderr, "untorn: UNTORN_INJECT='%s' not understood; use torn-page-write:K or pause-mid-page:DIR\n",
 		spec);
 	exit(EXIT_ERROR);
 }

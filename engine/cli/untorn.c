@@ -31,6 +31,7 @@ static const struct {
 	{ "load",  cmd_load,  "insert N rows in random or sequential key order" },
 	{ "bench", cmd_bench, "bench write: a mix of updates and inserts, TPS and commit latency" },
 	{ "recover", cmd_recover, "run crash recovery and report what it did" },
+	{ "verify", cmd_verify, "check acknowledged commits, value integrity and key order" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
