@@ -37,10 +37,12 @@ SHARED_LIB := $(BUILD)/libuntorn.so.$(VERSION)
 SONAME     := libuntorn.so.$(SOVERSION)
 UNTORN     := $(BUILD)/untorn
 FSCHECK    := $(BUILD)/untorn-fscheck
+HDD        := $(BUILD)/untorn-hdd
+HAVE_FUSE3 := $(shell pkg-config --exists fuse3 && echo yes)
 
 .PHONY: all test check deps demo install uninstall clean crash-test
 
-all: $(STATIC_LIB) $(SHARED_LIB) $(UNTORN) $(FSCHECK)
+all: $(STATIC_LIB) $(SHARED_LIB) $(UNTORN) $(FSCHECK) $(if $(HAVE_FUSE3),$(HDD))
 
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -57,6 +59,12 @@ $(SHARED_LIB): $(LIB_OBJS)
 
 $(UNTORN): $(CLI_OBJS) $(STATIC_LIB)
 	$(CC) -o $@ $(CLI_OBJS) $(STATIC_LIB) $(LDFLAGS) $(LDLIBS)
+
+# the HDD model (scripts/emulate-hdd), built when libfuse3-dev is installed
+$(HDD): scripts/hdd/untorn-hdd.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -Wall -Wextra -Werror $(CFLAGS) $$(pkg-config --cflags fuse3) \
+		-o $@ $< $$(pkg-config --libs fuse3) -lm -lpthread
 
 $(FSCHECK): $(BUILD)/fs-integration/untorn-fscheck.o $(STATIC_LIB)
 	$(CC) -o $@ $< $(STATIC_LIB) $(LDFLAGS) $(LDLIBS)

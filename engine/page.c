@@ -301,12 +301,15 @@ int ut_page_unpack(const struct ut_geom *g, const void *disk,
 	return 0;
 }
 
+/* Faults recovery can rebuild from redo: blocks from another write of
+ * the page, and zeroed blocks (a new page whose write stopped early). */
 static int only_torn(const struct ut_page_report *r)
 {
 	unsigned i;
 
 	for (i = 0; i < r->n_faults; i++)
-		if (r->fault[i].kind != UT_FAULT_TORN)
+		if (r->fault[i].kind != UT_FAULT_TORN &&
+		    r->fault[i].kind != UT_FAULT_ZERO_BLOCK)
 			return 0;
 	return r->n_faults > 0;
 }
@@ -333,7 +336,7 @@ int ut_page_unpack_inplace(const struct ut_geom *g, void *buf,
 	m->flags = get_le16(base + PH_FLAGS);
 	for (i = 0; i < g->n_blocks; i++) {
 		blk = base + (size_t)i * g->block_size;
-		m->blk_lsn[i] = get_le64(blk + BH_BLK_LSN);
+		m->blk_lsn[i] = get_le64(blk + BH_BLK_LSN);	/* 0: zeroed */
 		lsn = get_le64(blk + BH_PAGE_LSN);
 		if (lsn > m->page_lsn)
 			m->page_lsn = lsn;

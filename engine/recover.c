@@ -76,9 +76,12 @@ static int apply_page(struct ut_engine *eng, struct ut_frame *f,
 	uint64_t before[UT_MAX_BLOCKS], lsn, newest = 0;
 	const unsigned char *r;
 	uint32_t b, off, len, logical;
+	int zeroed = 0, inited = 0;
 	size_t i;
 
 	memcpy(before, f->meta.blk_lsn, sizeof(before));
+	for (b = 0; b < g->n_blocks; b++)
+		zeroed |= before[b] == 0;	/* empty page or zeroed block */
 	for (i = 0; i < n; i++) {
 		r = scan->stream + refs[i].off;
 		lsn = scan->group_end[refs[i].group];
@@ -96,6 +99,7 @@ static int apply_page(struct ut_engine *eng, struct ut_frame *f,
 				f->meta.type = get_le16(r + 5);
 				f->meta.level = get_le16(r + 7);
 			}
+			inited = 1;
 			rep->records_applied++;
 			newest = lsn;
 			continue;
@@ -116,6 +120,10 @@ static int apply_page(struct ut_engine *eng, struct ut_frame *f,
 		rep->records_applied++;
 		newest = lsn;
 	}
+	/* a block with no content can only be trusted when redo rebuilt
+	 * the page from its creation */
+	if (zeroed && !inited)
+		return -ENODATA;
 	if (!newest && !f->torn)
 		return 0;
 	if (!newest)
@@ -126,6 +134,18 @@ static int apply_page(struct ut_engine *eng, struct ut_frame *f,
 	ut_mutex_lock(&eng->pool.fl_mutex);
 	ut_bpool_dirty_locked(&eng->pool, f, scan->start_lsn, newest);
 	ut_mutex_unlock(&eng->pool.fl_mutex);
+	return 0;
+}
+
+static int apply_error(struct ut_engine *eng, uint32_t page_no, int ret,
+		       struct ut_err *err)
+{
+	if (ret == -ENODATA)
+		return ut_err_set(err, -EUCLEAN, "%s: page %u has zeroed blocks and the redo log does not hold its creation, so it cannot be rebuilt; restore the store from a backup",
+				  eng->store->data_path, page_no);
+	if (ret)
+		return ut_err_set(err, ret, "%s: redo record for page %u does not fit the page format; the log is damaged: restore the store from a backup",
+				  eng->store->data_path, page_no);
 	return 0;
 }
 
@@ -161,10 +181,11 @@ static int apply_all(struct ut_engine *eng, const struct ut_redo_scan *scan,
 				continue;
 			}
 			k = first[j];
-			if (!ret && apply_page(eng, frames[j], scan, refs + k,
-					       first[j + 1] - k, rep))
-				ret = ut_err_set(err, -EUCLEAN, "redo record for page %u does not fit the page format",
-						 pages[j]);
+			if (!ret)
+				ret = apply_error(eng, pages[j],
+						  apply_page(eng, frames[j], scan, refs + k,
+							     first[j + 1] - k, rep),
+						  err);
 			ut_bpool_release(&eng->pool, frames[j], UT_X);
 		}
 		if (!ret && ut_bpool_dirty_count(&eng->pool) > eng->pool.n_frames / 2)

@@ -207,6 +207,30 @@ static int other_page_size(void)
 	       first_fault_is(UT_FAULT_GEOMETRY, 0);
 }
 
+/* Recovery's view: torn and zeroed blocks are rebuildable, a checksum
+ * failure is not. */
+static int tolerate_torn(void)
+{
+	struct ut_geom g;
+	int ret;
+
+	ut_geom_init(&g, 16384, 4096);
+	make_page(&g, 6, 100, disk);
+	make_page(&g, 6, 200, disk2);
+	memcpy(disk + 8192, disk2 + 8192, 8192);		/* torn */
+	memset(disk + 12288, 0, 4096);				/* and zeroed */
+	ret = ut_page_unpack_inplace(&g, disk, 6, &meta2, &rep, UT_UNPACK_TOLERATE_TORN);
+	if (ret != UT_PAGE_TORN || meta2.blk_lsn[3] != 0 || meta2.page_lsn != 200)
+		return 0;
+	make_page(&g, 6, 100, disk);
+	if (ut_page_unpack_inplace(&g, disk, 6, &meta2, &rep, 0) != 0)
+		return 0;
+	make_page(&g, 6, 100, disk);
+	disk[5000] ^= 1;
+	return ut_page_unpack_inplace(&g, disk, 6, &meta2, &rep,
+				      UT_UNPACK_TOLERATE_TORN) == -EBADMSG;
+}
+
 static int touch_marks_blocks(void)
 {
 	uint32_t block, boff, in_block;
@@ -230,7 +254,7 @@ int main(void)
 	int ok;
 
 	srand(7);
-	ktap_plan(10);
+	ktap_plan(11);
 	ktap_ok(test_geometry(), "geometry: sizes that are not powers of two or out of range are refused");
 	ok = 1;
 	for (ps = UT_PAGE_SIZE_MIN; ps <= UT_PAGE_SIZE_MAX; ps <<= 1)
@@ -257,6 +281,7 @@ int main(void)
 	ktap_ok(torn_inside_block(), "a tear inside a block fails that block's checksum");
 	ktap_ok(zero_and_misplaced(), "all-zero page is empty; zeroed and misplaced blocks are reported");
 	ktap_ok(other_page_size(), "a page written with another page size is a geometry fault");
+	ktap_ok(tolerate_torn(), "recovery unpacks torn and zeroed blocks (LSN 0), never a checksum failure");
 	ktap_ok(touch_marks_blocks(), "ut_page_touch moves the LSN of exactly the blocks it covers");
 	return ktap_finish();
 }

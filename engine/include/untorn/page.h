@@ -144,9 +144,9 @@ int ut_page_unpack(const struct ut_geom *g, const void *disk,
 /*
  * Unpacks an on-disk image in place: buf (page_size bytes) starts with the
  * logical area afterwards.  With UT_UNPACK_TOLERATE_TORN a page whose only
- * faults are TORN is unpacked too (each block keeps its own LSN; the page
- * LSN is the newest), which is what recovery needs to rebuild it block by
- * block.  An empty page unpacks to zeros with meta type 0 and all LSNs 0.
+ * faults are TORN or ZERO_BLOCK is unpacked too (each block keeps its own
+ * LSN, 0 for a zeroed block; the page LSN is the newest), which is what
+ * recovery needs to rebuild it block by block.  An empty page unpacks to zeros with meta type 0 and all LSNs 0.
  * Returns 0, UT_PAGE_EMPTY, UT_PAGE_TORN (tolerated) or -EBADMSG (buf
  * untouched).
  */
