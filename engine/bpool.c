@@ -124,6 +124,17 @@ static void lru_push_head(struct ut_bpool *bp, struct ut_frame *f)
 	bp->lru_head = f;
 }
 
+static void lru_push_tail(struct ut_bpool *bp, struct ut_frame *f)
+{
+	f->lru_next = NULL;
+	f->lru_prev = bp->lru_tail;
+	if (bp->lru_tail)
+		bp->lru_tail->lru_next = f;
+	else
+		bp->lru_head = f;
+	bp->lru_tail = f;
+}
+
 static int evictable(struct ut_frame *f)
 {
 	return atomic_load(&f->fix) == 0 && !f->io_fix &&
@@ -131,22 +142,27 @@ static int evictable(struct ut_frame *f)
 		(f->state == UT_FRAME_READY && f->oldest_lsn == 0));
 }
 
-/* A frame to reuse, or NULL when every frame is fixed or dirty. */
+/* A frame to reuse, or NULL when every frame is fixed or dirty.  Pages
+ * read ahead and not yet used go last: they were read to be used soon. */
 static struct ut_frame *frame_take_locked(struct ut_bpool *bp)
 {
 	struct ut_frame *f = bp->free_list;
+	int pass;
 
 	if (f) {
 		bp->free_list = f->free_next;
 		return f;
 	}
-	for (f = bp->lru_tail; f; f = f->lru_prev) {
-		if (!evictable(f))
-			continue;
-		hash_remove(bp, f);
-		lru_remove(bp, f);
-		bp->stats.evictions++;
-		return f;
+	for (pass = 0; pass < 2; pass++) {
+		for (f = bp->lru_tail; f; f = f->lru_prev) {
+			if (!evictable(f) || (!pass && f->ra_unused))
+				continue;
+			hash_remove(bp, f);
+			lru_remove(bp, f);
+			bp->stats.evictions++;
+			f->ra_unused = 0;
+			return f;
+		}
 	}
 	return NULL;
 }
@@ -212,7 +228,7 @@ static int frame_read(struct ut_bpool *bp, struct ut_frame *f, unsigned flags)
 /* Takes a frame for page_no, X-latched, in the hash; pool mutex held on
  * entry, and on return when a frame was found (*waited = 0). */
 static struct ut_frame *frame_claim(struct ut_bpool *bp, uint32_t page_no,
-				    int *waited)
+				    int *waited, int old)
 {
 	struct ut_frame *f;
 
@@ -235,7 +251,10 @@ static struct ut_frame *frame_claim(struct ut_bpool *bp, uint32_t page_no,
 	f->torn = 0;
 	atomic_store(&f->fix, 1);
 	hash_insert(bp, f);
-	lru_push_head(bp, f);
+	if (old)
+		lru_push_tail(bp, f);
+	else
+		lru_push_head(bp, f);
 	ut_rwlock_wrlock(&f->latch);
 	return f;
 }
@@ -261,7 +280,8 @@ int ut_bpool_get(struct ut_bpool *bp, uint32_t page_no,
 		f = hash_find(bp, page_no);
 		if (f) {
 			atomic_fetch_add(&f->fix, 1);
-			if (bp->lru_head != f) {
+			f->ra_unused = 0;
+			if (bp->lru_head != f && !(flags & UT_GET_SCAN)) {
 				lru_remove(bp, f);
 				lru_push_head(bp, f);
 			}
@@ -276,14 +296,14 @@ int ut_bpool_get(struct ut_bpool *bp, uint32_t page_no,
 			*framep = f;
 			return 0;
 		}
-		f = frame_claim(bp, page_no, &waited);
+		f = frame_claim(bp, page_no, &waited, !!(flags & UT_GET_SCAN));
 		if (f)
 			break;
 	}
 	bp->stats.misses++;
 	bp->stats.reads++;
 	ut_mutex_unlock(&bp->mutex);
-	ret = frame_read(bp, f, flags);
+	ret = frame_read(bp, f, flags & UT_UNPACK_TOLERATE_TORN);
 	if (ret) {
 		frame_fail(bp, f, ret);
 		ut_bpool_release(bp, f, UT_X);
@@ -310,7 +330,7 @@ int ut_bpool_create(struct ut_bpool *bp, uint32_t page_no,
 		ut_mutex_unlock(&bp->mutex);
 		return -EEXIST;
 	}
-	while (!(f = frame_claim(bp, page_no, &waited)))
+	while (!(f = frame_claim(bp, page_no, &waited, 0)))
 		if (hash_find(bp, page_no)) {
 			ut_mutex_unlock(&bp->mutex);
 			return -EEXIST;
@@ -417,7 +437,7 @@ int ut_bpool_get_batch(struct ut_bpool *bp, const uint32_t *page_nos,
 			errs[i] = ut_bpool_get(bp, page_nos[i], UT_X, flags, &frames[i]);
 			continue;
 		}
-		while (!(frames[i] = frame_claim(bp, page_nos[i], &waited)))
+		while (!(frames[i] = frame_claim(bp, page_nos[i], &waited, 0)))
 			;
 		bp->stats.misses++;
 		bp->stats.reads++;
@@ -449,4 +469,168 @@ int ut_bpool_get_batch(struct ut_bpool *bp, const uint32_t *page_nos,
 	}
 	free(ios);
 	return 0;
+}
+
+/* ---- read-ahead ------------------------------------------------------- */
+
+int ut_prefetch_init(struct ut_prefetch *pf, unsigned cap, uint32_t page_size)
+{
+	memset(pf, 0, sizeof(*pf));
+	pf->cap = cap;
+	pf->ios = calloc(cap, sizeof(*pf->ios));
+	pf->frames = calloc(cap, sizeof(*pf->frames));
+	pf->run_first = calloc(cap + 1, sizeof(*pf->run_first));
+	pf->staging = ut_io_alloc((size_t)cap * page_size);
+	if (!pf->ios || !pf->frames || !pf->run_first || !pf->staging) {
+		ut_prefetch_free(pf);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void ut_prefetch_free(struct ut_prefetch *pf)
+{
+	free(pf->ios);
+	free(pf->frames);
+	free(pf->run_first);
+	free(pf->staging);
+	memset(pf, 0, sizeof(*pf));
+}
+
+/* Claims a frame for a page not in the pool; NULL when it is there (or
+ * no frame is free right now: read-ahead never waits for one). */
+static struct ut_frame *prefetch_claim(struct ut_bpool *bp, uint32_t page_no)
+{
+	struct ut_frame *f = NULL;
+
+	ut_mutex_lock(&bp->mutex);
+	if (!hash_find(bp, page_no)) {
+		f = frame_take_locked(bp);
+		if (f) {
+			f->page_no = page_no;
+			f->state = UT_FRAME_READING;
+			f->oldest_lsn = f->newest_lsn = 0;
+			f->io_fix = f->torn = 0;
+			f->ra_unused = 1;
+			atomic_store(&f->fix, 1);
+			hash_insert(bp, f);
+			lru_push_tail(bp, f);
+			ut_rwlock_wrlock(&f->latch);
+			bp->stats.misses++;
+			bp->stats.reads++;
+		}
+	}
+	ut_mutex_unlock(&bp->mutex);
+	return f;
+}
+
+int ut_prefetch_start(struct ut_bpool *bp, struct ut_prefetch *pf,
+		      const uint32_t *page_nos, unsigned n, unsigned merge)
+{
+	struct ut_ring *ring = ut_ring_thread();
+	uint32_t ps = bp->geom.page_size;
+	struct ut_frame *f;
+	unsigned i, len = 0;
+	uint64_t s0;
+	int ret;
+
+	if (!ring)
+		return -ENOMEM;
+	pf->n_frames = pf->n_ios = 0;
+	pf->error = 0;
+	for (i = 0; i < n && pf->n_frames < pf->cap; i++) {
+		f = prefetch_claim(bp, page_nos[i]);
+		if (!f)
+			continue;
+		/* extend the current run, or start a new read */
+		if (pf->n_ios && len < merge &&
+		    pf->frames[pf->n_frames - 1]->page_no + 1 == f->page_no) {
+			pf->ios[pf->n_ios - 1].len += ps;
+			len++;
+		} else {
+			pf->run_first[pf->n_ios] = pf->n_frames;
+			ut_io_read(&pf->ios[pf->n_ios++], bp->data_fd,
+				   pf->staging + (size_t)pf->n_frames * ps, ps,
+				   (uint64_t)f->page_no * ps);
+			len = 1;
+		}
+		pf->frames[pf->n_frames++] = f;
+	}
+	pf->run_first[pf->n_ios] = pf->n_frames;
+	if (!pf->n_ios)
+		return 0;
+	s0 = ut_ring_stats(ring)->submits;
+	ret = ut_ring_start(ring, &pf->batch, pf->ios, pf->n_ios);
+	pf->submits_total += ut_ring_stats(ring)->submits - s0;
+	pf->active = 1;
+	return ret;
+}
+
+int ut_prefetch_finish(struct ut_bpool *bp, struct ut_prefetch *pf)
+{
+	struct ut_ring *ring = ut_ring_thread();
+	uint32_t ps = bp->geom.page_size;
+	struct ut_frame *f;
+	unsigned i, k;
+	uint64_t s0;
+	int ret, err = 0;
+
+	if (!pf->active)
+		return 0;
+	s0 = ut_ring_stats(ring)->submits;
+	ret = ut_ring_wait(ring, &pf->batch);
+	pf->submits_total += ut_ring_stats(ring)->submits - s0;
+	pf->active = 0;
+	for (i = 0; i < pf->n_ios; i++) {
+		pf->ios_total++;
+		pf->bytes_total += pf->ios[i].len;
+		for (k = pf->run_first[i]; k < pf->run_first[i + 1]; k++) {
+			f = pf->frames[k];
+			ret = pf->ios[i].res == (int)pf->ios[i].len ? 0 :
+			      (pf->ios[i].res < 0 ? pf->ios[i].res : -EIO);
+			if (!ret) {
+				memcpy(f->area, pf->staging + (size_t)k * ps, ps);
+				ret = frame_unpack(bp, f, 0);
+			}
+			if (ret) {
+				if (!err)
+					err = ret;
+				frame_fail(bp, f, ret);
+			} else {
+				f->state = UT_FRAME_READY;
+				pf->pages_total++;
+			}
+			ut_bpool_release(bp, f, UT_X);
+		}
+	}
+	pf->error = err;
+	return err;
+}
+
+void ut_bpool_evict_clean(struct ut_bpool *bp)
+{
+	struct ut_frame *f, *prev;
+
+	ut_mutex_lock(&bp->mutex);
+	for (f = bp->lru_tail; f; f = prev) {
+		prev = f->lru_prev;
+		if (!evictable(f))
+			continue;
+		hash_remove(bp, f);
+		lru_remove(bp, f);
+		f->state = UT_FRAME_FREE;
+		f->free_next = bp->free_list;
+		bp->free_list = f;
+	}
+	ut_mutex_unlock(&bp->mutex);
+}
+
+int ut_bpool_resident(struct ut_bpool *bp, uint32_t page_no)
+{
+	int found;
+
+	ut_mutex_lock(&bp->mutex);
+	found = hash_find(bp, page_no) != NULL;
+	ut_mutex_unlock(&bp->mutex);
+	return found;
 }

@@ -34,6 +34,7 @@ struct ut_frame {
 	uint8_t state;
 	uint8_t io_fix;		/* being flushed: cleaners skip it */
 	uint8_t torn;		/* read torn (recovery rewrites it) */
+	uint8_t ra_unused;	/* read ahead, not yet accessed */
 	int error;		/* state ERROR: why the read failed */
 	atomic_int fix;
 	uint64_t oldest_lsn;	/* 0: clean */
@@ -74,6 +75,40 @@ struct ut_bpool {
 #define UT_BPOOL_MIN_FRAMES 64
 
 enum ut_latch_mode { UT_S, UT_X };
+
+/* ut_bpool_get flag: a scan's access: a hit stays where it is in the LRU,
+ * a miss enters at the old end, so a scan does not evict the hot set. */
+#define UT_GET_SCAN (1u << 8)
+
+/* One batch of read-ahead in flight: runs of adjacent pages, each run
+ * read with one I/O into a staging buffer, all submitted together. */
+struct ut_prefetch {
+	struct ut_batch batch;
+	struct ut_io *ios;
+	struct ut_frame **frames;	/* claimed, X-latched until finish */
+	uint32_t *run_first;		/* per I/O: index of its first frame */
+	unsigned n_frames, n_ios, cap;
+	unsigned char *staging;
+	int active;
+	int error;
+	uint64_t ios_total, bytes_total, submits_total, pages_total;
+};
+
+/* Drops every clean, unused frame (the pool's cold start). */
+void ut_bpool_evict_clean(struct ut_bpool *bp);
+int ut_bpool_resident(struct ut_bpool *bp, uint32_t page_no);
+
+int ut_prefetch_init(struct ut_prefetch *pf, unsigned cap, uint32_t page_size);
+void ut_prefetch_free(struct ut_prefetch *pf);
+/* Claims frames for the pages of page_nos[0..n) not in the pool (old end
+ * of the LRU), merges adjacent ones into reads of up to merge pages, and
+ * submits them with one io_uring_submit. */
+int ut_prefetch_start(struct ut_bpool *bp, struct ut_prefetch *pf,
+		      const uint32_t *page_nos, unsigned n, unsigned merge);
+/* Waits for the batch, fills and releases its frames.  A page that could
+ * not be read is dropped from the pool (its next access reads it again
+ * and reports the error); returns the first error. */
+int ut_prefetch_finish(struct ut_bpool *bp, struct ut_prefetch *pf);
 
 int ut_bpool_init(struct ut_bpool *bp, const struct ut_geom *g,
 		  uint64_t bytes, int data_fd, const char *data_path,

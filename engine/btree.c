@@ -552,8 +552,10 @@ int ut_btree_get(struct ut_engine *eng, uint64_t key, void *buf,
 	return ret;
 }
 
-int ut_btree_scan(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
-		  void *user)
+int ut_btree_scan_hooked(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
+			 void *user, unsigned get_flags,
+			 int (*hook)(uint32_t next, void *hook_user),
+			 void *hook_user)
 {
 	struct ut_frame *path[MAX_HEIGHT + 1], *leaf, *next;
 	struct ut_mtr m = { 0 };
@@ -575,7 +577,12 @@ int ut_btree_scan(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
 		next_no = get_le32(leaf->area + BT_NEXT);
 		if (stop || !next_no)
 			break;
-		ret = ut_mtr_get(&m, next_no, UT_S, &next);
+		if (hook) {
+			ret = hook(next_no, hook_user);
+			if (ret)
+				break;
+		}
+		ret = ut_mtr_get_flags(&m, next_no, UT_S, get_flags, &next);
 		ut_mtr_release(&m, leaf);
 		if (ret)
 			break;
@@ -586,4 +593,82 @@ int ut_btree_scan(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
 	ut_rwlock_unlock(&eng->tree_latch);
 	ut_mtr_free(&m);
 	return ret;
+}
+
+int ut_btree_scan(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
+		  void *user)
+{
+	return ut_btree_scan_hooked(eng, from, fn, user, 0, NULL, NULL);
+}
+
+struct leaf_list {
+	uint32_t *pages;
+	size_t n, cap;
+};
+
+static int leaf_list_add(struct leaf_list *l, uint32_t page)
+{
+	uint32_t *grown;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 1024;
+		grown = realloc(l->pages, l->cap * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		l->pages = grown;
+	}
+	l->pages[l->n++] = page;
+	return 0;
+}
+
+/* Appends the leaves under internal page page_no, in key order. */
+static int collect_leaves(struct ut_engine *eng, uint32_t page_no,
+			  unsigned depth, struct leaf_list *l)
+{
+	struct ut_frame *f;
+	uint32_t *children;
+	unsigned i, n, level;
+	int ret;
+
+	if (depth > MAX_HEIGHT)
+		return -EUCLEAN;
+	ret = ut_bpool_get(&eng->pool, page_no, UT_S, 0, &f);
+	if (ret)
+		return ret;
+	level = f->meta.level;
+	n = n_recs(f);
+	if (level == 0) {
+		ut_bpool_release(&eng->pool, f, UT_S);
+		return leaf_list_add(l, page_no);
+	}
+	children = malloc((n + 1) * sizeof(*children));
+	if (!children) {
+		ut_bpool_release(&eng->pool, f, UT_S);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		children[i] = child_at(f, i);
+	ut_bpool_release(&eng->pool, f, UT_S);
+	for (i = 0; i < n && !ret; i++)
+		ret = level == 1 ? leaf_list_add(l, children[i]) :
+		      collect_leaves(eng, children[i], depth + 1, l);
+	free(children);
+	return ret;
+}
+
+int ut_btree_leaf_list(struct ut_engine *eng, uint32_t **leaves, size_t *n)
+{
+	struct leaf_list l = { 0 };
+	int ret;
+
+	ut_rwlock_rdlock(&eng->tree_latch);
+	ret = collect_leaves(eng, eng->root, 0, &l);
+	ut_rwlock_unlock(&eng->tree_latch);
+	if (ret) {
+		free(l.pages);
+		return ret;
+	}
+	*leaves = l.pages;
+	*n = l.n;
+	return 0;
 }

@@ -26,5 +26,14 @@ int ut_btree_get(struct ut_engine *eng, uint64_t key, void *buf,
 		 uint32_t cap, uint32_t *len);
 int ut_btree_scan(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
 		  void *user);
+/* The scan with read-ahead hooks: before the scan moves to leaf next,
+ * hook(next, hook_user) runs (it may start or finish read-ahead); leaves
+ * are fetched with get_flags (UT_GET_SCAN). */
+int ut_btree_scan_hooked(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
+			 void *user, unsigned get_flags,
+			 int (*hook)(uint32_t next, void *hook_user),
+			 void *hook_user);
+/* The leaf page numbers in key order, read from the level-1 pages. */
+int ut_btree_leaf_list(struct ut_engine *eng, uint32_t **leaves, size_t *n);
 
 #endif

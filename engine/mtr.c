@@ -50,17 +50,24 @@ static int mtr_track(struct ut_mtr *m, struct ut_frame *f,
 	return 0;
 }
 
-int ut_mtr_get(struct ut_mtr *m, uint32_t page_no, enum ut_latch_mode mode,
-	       struct ut_frame **fp)
+int ut_mtr_get_flags(struct ut_mtr *m, uint32_t page_no,
+		     enum ut_latch_mode mode, unsigned get_flags,
+		     struct ut_frame **fp)
 {
 	int ret;
 
 	if (m->n_pages == UT_MTR_MAX_PAGES)
 		return -E2BIG;
-	ret = ut_bpool_get(&m->eng->pool, page_no, mode, 0, fp);
+	ret = ut_bpool_get(&m->eng->pool, page_no, mode, get_flags, fp);
 	if (ret)
 		return ret;
 	return mtr_track(m, *fp, mode);
+}
+
+int ut_mtr_get(struct ut_mtr *m, uint32_t page_no, enum ut_latch_mode mode,
+	       struct ut_frame **fp)
+{
+	return ut_mtr_get_flags(m, page_no, mode, 0, fp);
 }
 
 void ut_mtr_release(struct ut_mtr *m, struct ut_frame *f)

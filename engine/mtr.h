@@ -40,6 +40,9 @@ void ut_mtr_free(struct ut_mtr *m);
 /* Latches and fixes page_no for the rest of the mtr. */
 int ut_mtr_get(struct ut_mtr *m, uint32_t page_no, enum ut_latch_mode mode,
 	       struct ut_frame **fp);
+int ut_mtr_get_flags(struct ut_mtr *m, uint32_t page_no,
+		     enum ut_latch_mode mode, unsigned get_flags,
+		     struct ut_frame **fp);
 /* Lets go of an unmodified page early (latch coupling). */
 void ut_mtr_release(struct ut_mtr *m, struct ut_frame *f);
 /* A new page: X-latched, area zeroed, INIT logged. */

@@ -159,8 +159,10 @@ static int apply_all(struct ut_engine *eng, const struct ut_redo_scan *scan,
 	size_t i = 0, first[RECOVER_BATCH + 1], k;
 	unsigned n, j;
 
+	unsigned batch = eng->opts.recovery_sync_reads ? 1 : RECOVER_BATCH;
+
 	while (i < n_refs && !ret) {
-		for (n = 0; n < RECOVER_BATCH && i < n_refs; n++) {
+		for (n = 0; n < batch && i < n_refs; n++) {
 			pages[n] = refs[i].page_no;
 			first[n] = i;
 			while (i < n_refs && refs[i].page_no == pages[n])

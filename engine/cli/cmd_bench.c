@@ -386,9 +386,11 @@ int cmd_bench(int argc, char **argv)
 	int as_json = 0, ret;
 	unsigned i;
 
+	if (argc >= 2 && !strcmp(argv[1], "scan"))
+		return cmd_bench_scan(argc - 1, argv + 1);
 	if (argc < 2 || (strcmp(argv[1], "write") && strcmp(argv[1], "--help") &&
 			 strcmp(argv[1], "-h")))
-		return cli_usage_fail("bench", "the benchmark is 'untorn bench write DIR'");
+		return cli_usage_fail("bench", "the benchmarks are 'untorn bench write DIR' and 'untorn bench scan DIR'");
 	if (strcmp(argv[1], "write")) {
 		fputs(bench_help, stdout);
 		return EXIT_OK;

@@ -29,7 +29,7 @@ static const struct {
 	{ "get",   cmd_get,   "read one row: untorn get DIR KEY" },
 	{ "delete", cmd_delete, "delete one row: untorn delete DIR KEY" },
 	{ "load",  cmd_load,  "insert N rows in random or sequential key order" },
-	{ "bench", cmd_bench, "bench write: a mix of updates and inserts, TPS and commit latency" },
+	{ "bench", cmd_bench, "bench write (TPS, commit latency) | bench scan (read-ahead)" },
 	{ "recover", cmd_recover, "run crash recovery and report what it did" },
 	{ "verify", cmd_verify, "check acknowledged commits, value integrity and key order" },
 };

@@ -26,6 +26,7 @@ struct ut_engine_opts {
 	enum ut_commit_mode commit;
 	unsigned cleaners;	/* page cleaner threads, default 2 */
 	unsigned batch;		/* pages per flush batch, default 64 */
+	int recovery_sync_reads; /* recovery reads one page per submit */
 };
 
 struct ut_recovery_report {
@@ -34,7 +35,7 @@ struct ut_recovery_report {
 	uint64_t end_lsn;
 	uint64_t groups, records, redo_bytes;
 	uint64_t records_applied, records_skipped;
-	uint64_t pages_read, read_submits;
+	uint64_t pages_read, read_submits, read_ios;
 	uint64_t dblwr_checked, dblwr_restored;
 	uint32_t restored[64];
 	const char *stop_reason;
@@ -78,6 +79,38 @@ typedef int (*ut_scan_fn)(uint64_t key, const void *val, uint32_t len,
 			  void *user);
 /* Calls fn for every key >= from in key order until fn returns non-zero. */
 int ut_scan(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void *user);
+
+enum ut_readahead {
+	UT_RA_NONE,	/* follow leaf next pointers, one read each */
+	UT_RA_LINEAR,	/* a run of sequential pages reads the next extent */
+	UT_RA_LOGICAL,	/* next N leaves from the level-1 pages, merged */
+};
+
+struct ut_scan_opts {
+	enum ut_readahead readahead;
+	unsigned batch;		/* leaves per read-ahead batch (default 64) */
+	unsigned merge_pages;	/* largest merged read, in pages (default 16) */
+};
+
+struct ut_scan_stats {
+	uint64_t rows;
+	uint64_t pages_read;	/* pages that came from the disk */
+	uint64_t ios;		/* read requests */
+	uint64_t bytes_read;
+	uint64_t submits;	/* io_uring_submit calls */
+	double seconds;
+};
+
+/* A scan in key order from `from` with read-ahead; fn as for ut_scan. */
+int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
+		      void *user, const struct ut_scan_opts *o,
+		      struct ut_scan_stats *st);
+/* Cold start: writes every dirty page, empties the buffer pool and asks
+ * the kernel to drop the data file's page cache; *resident gets the
+ * fraction of the file still cached afterwards (mincore). */
+int ut_engine_drop_caches(struct ut_engine *eng, double *resident);
+/* Pages of the data file resident in the buffer pool right now. */
+int ut_engine_page_resident(struct ut_engine *eng, uint32_t page_no);
 
 void ut_engine_stats(struct ut_engine *eng, struct ut_engine_stats *s);
 const char *ut_engine_guard(const struct ut_engine *eng);

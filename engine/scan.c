@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: MIT
+/*
+ * scan.c - full scans with read-ahead: none (one read per leaf), linear
+ * (InnoDB-style: a run of sequential leaves reads the rest of the
+ * extent), logical (the next N leaves in key order, from the level-1
+ * pages, sorted by page number, merged into reads of up to M pages,
+ * submitted together and consumed while the next batch is in flight).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <untorn/engine.h>
+#include "btree.h"
+#include "engine_int.h"
+
+#define LINEAR_RUN	4	/* sequential leaves that trigger linear */
+#define LINEAR_EXTENT	64	/* pages linear read-ahead fetches */
+
+struct scan_ra {
+	struct ut_engine *eng;
+	const struct ut_scan_opts *o;
+	struct ut_prefetch pf;
+	uint32_t *leaves;	/* logical: leaf page numbers in key order */
+	size_t n_leaves, pos;
+	size_t ready_end;	/* leaves before this index are read ahead */
+	size_t next_start, inflight_end;	/* the batch in flight */
+	uint32_t *sorted;
+	uint32_t last_page;
+	unsigned run;
+	int err;
+};
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int in_flight(const struct scan_ra *ra, uint32_t page)
+{
+	unsigned i;
+
+	for (i = 0; ra->pf.active && i < ra->pf.n_frames; i++)
+		if (ra->pf.frames[i]->page_no == page)
+			return 1;
+	return 0;
+}
+
+/* Sorts pages[0..n) and submits them as one merged batch. */
+static int submit_sorted(struct scan_ra *ra, const uint32_t *pages, size_t n)
+{
+	memcpy(ra->sorted, pages, n * sizeof(*pages));
+	qsort(ra->sorted, n, sizeof(*ra->sorted), cmp_u32);
+	return ut_prefetch_start(&ra->eng->pool, &ra->pf, ra->sorted, n,
+				 ra->o->merge_pages);
+}
+
+/* Logical: the leaves about to be read are ready, and the batch after
+ * them is in flight.  A leaf in an in-flight batch is never touched before
+ * the batch is finished: its frame is X-latched by this thread. */
+static int logical_hook(struct scan_ra *ra, uint32_t next)
+{
+	struct ut_bpool *bp = &ra->eng->pool;
+	size_t b = ra->o->batch;
+
+	while (ra->pos < ra->n_leaves && ra->leaves[ra->pos] != next)
+		ra->pos++;	/* the tree may have changed: hints only */
+	if (ra->pf.active && (ra->pos >= ra->next_start || in_flight(ra, next))) {
+		ut_prefetch_finish(bp, &ra->pf);
+		ra->ready_end = ra->inflight_end;
+	}
+	if (ra->pos >= ra->n_leaves)
+		return 0;
+	if (ra->pos >= ra->ready_end) {
+		/* not read ahead (first batch, or the scan jumped): read the
+		 * batch starting here and wait for it */
+		ra->ready_end = ra->pos + b < ra->n_leaves ? ra->pos + b : ra->n_leaves;
+		if (!submit_sorted(ra, ra->leaves + ra->pos, ra->ready_end - ra->pos))
+			ut_prefetch_finish(bp, &ra->pf);
+	}
+	if (!ra->pf.active && ra->ready_end < ra->n_leaves) {
+		ra->next_start = ra->ready_end;
+		ra->inflight_end = ra->next_start + b < ra->n_leaves ?
+				   ra->next_start + b : ra->n_leaves;
+		if (submit_sorted(ra, ra->leaves + ra->next_start,
+				  ra->inflight_end - ra->next_start))
+			ut_prefetch_finish(bp, &ra->pf);
+	}
+	return 0;
+}
+
+/* Linear: after LINEAR_RUN leaves in ascending page order, read the
+ * following extent in one go. */
+static int linear_hook(struct scan_ra *ra, uint32_t next)
+{
+	uint32_t pages[LINEAR_EXTENT], i;
+	uint32_t n_pages = ra->eng->n_pages;
+
+	ra->run = next == ra->last_page + 1 ? ra->run + 1 : 0;
+	ra->last_page = next;
+	if (ra->run != LINEAR_RUN)
+		return 0;
+	ra->run = 0;
+	for (i = 0; i < LINEAR_EXTENT && next + 1 + i < n_pages; i++)
+		pages[i] = next + 1 + i;
+	if (!i)
+		return 0;
+	if (ut_prefetch_start(&ra->eng->pool, &ra->pf, pages, i,
+			      ra->o->merge_pages) == 0)
+		ut_prefetch_finish(&ra->eng->pool, &ra->pf);
+	return 0;
+}
+
+static int ra_hook(uint32_t next, void *user)
+{
+	struct scan_ra *ra = user;
+
+	if (ra->o->readahead == UT_RA_LOGICAL)
+		return logical_hook(ra, next);
+	return linear_hook(ra, next);
+}
+
+int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
+		      void *user, const struct ut_scan_opts *o,
+		      struct ut_scan_stats *st)
+{
+	struct ut_scan_opts opts = *o;
+	struct scan_ra ra = { .eng = eng, .o = &opts };
+	struct ut_ring *ring = ut_ring_thread();
+	const struct ut_ring_stats *rs;
+	uint64_t t0 = ut_now_ns(), sqes0, sub0, reads0;
+	int ret;
+
+	if (!ring)
+		return -ENOMEM;
+	if (!opts.batch)
+		opts.batch = 64;
+	if (!opts.merge_pages)
+		opts.merge_pages = 16;
+	if (opts.batch > eng->pool.n_frames / 4)
+		opts.batch = eng->pool.n_frames / 4;
+	memset(st, 0, sizeof(*st));
+	rs = ut_ring_stats(ring);
+	sqes0 = rs->sqes;
+	sub0 = rs->submits;
+	reads0 = eng->pool.stats.reads;
+	ret = ut_prefetch_init(&ra.pf, opts.batch > LINEAR_EXTENT ? opts.batch : LINEAR_EXTENT,
+			       eng->geom.page_size);
+	if (ret)
+		return ret;
+	ra.sorted = calloc(opts.batch, sizeof(*ra.sorted));
+	if (!ra.sorted)
+		ret = -ENOMEM;
+	if (!ret && opts.readahead == UT_RA_LOGICAL)
+		ret = ut_btree_leaf_list(eng, &ra.leaves, &ra.n_leaves);
+	if (!ret)
+		ret = ut_btree_scan_hooked(eng, from, fn, user, UT_GET_SCAN,
+					   opts.readahead == UT_RA_NONE ? NULL : ra_hook,
+					   &ra);
+	ut_prefetch_finish(&eng->pool, &ra.pf);
+	st->seconds = (ut_now_ns() - t0) / 1e9;
+	st->pages_read = eng->pool.stats.reads - reads0;
+	st->bytes_read = st->pages_read * eng->geom.page_size;
+	st->submits = rs->submits - sub0;
+	/* synchronous reads are one SQE each; merged read-ahead is counted
+	 * per merged request */
+	st->ios = (rs->sqes - sqes0);
+	free(ra.leaves);
+	free(ra.sorted);
+	ut_prefetch_free(&ra.pf);
+	return ret;
+}
+
+static double file_resident(int fd, uint64_t size)
+{
+	size_t page = sysconf(_SC_PAGESIZE), chunk = 64ull << 20, i, pages;
+	uint64_t off, resident = 0, total = 0;
+	unsigned char *vec;
+	void *map;
+
+	vec = malloc(chunk / page);
+	if (!vec)
+		return -1;
+	for (off = 0; off < size; off += chunk) {
+		size_t len = size - off < chunk ? size - off : chunk;
+
+		map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, off);
+		if (map == MAP_FAILED)
+			break;
+		pages = (len + page - 1) / page;
+		if (!mincore(map, len, vec))
+			for (i = 0; i < pages; i++)
+				resident += vec[i] & 1;
+		total += pages;
+		munmap(map, len);
+	}
+	free(vec);
+	return total ? (double)resident / total : 0;
+}
+
+int ut_engine_drop_caches(struct ut_engine *eng, double *resident)
+{
+	int fd = eng->store->data_fd;
+	int ret;
+
+	ret = ut_flush_all(eng);
+	if (ret)
+		return ret;
+	ut_bpool_evict_clean(&eng->pool);
+	if (fdatasync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+		return -errno;
+	*resident = file_resident(fd, eng->store->file_pages * eng->geom.page_size);
+	return 0;
+}
+
+int ut_engine_page_resident(struct ut_engine *eng, uint32_t page_no)
+{
+	return ut_bpool_resident(&eng->pool, page_no);
+}
