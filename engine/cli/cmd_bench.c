@@ -24,7 +24,7 @@
 static const char bench_help[] =
 "usage: untorn bench write DIR [--threads T] [--seconds S] [--commit sync|lazy]\n"
 "                         [--update-pct P] [--value-size B] [--pool SIZE]\n"
-"                         [--cleaners N] [--json]\n"
+"                         [--cleaners N] [--rows N] [--json]\n"
 "\n"
 "T threads (default 4) run transactions for S seconds (default 10): each is\n"
 "one row write, an update of a random existing key (P%, default 75) or an\n"
@@ -33,7 +33,8 @@ static const char bench_help[] =
 "p50/p95/p99, pages written, bytes the device wrote, fsyncs, doublewrite\n"
 "slot wait time, and latch waits per class.  --cleaners (default 2) page\n"
 "cleaner threads share the store's doublewrite segments (2 by default):\n"
-"more cleaners than segments wait for slots.\n";
+"more cleaners than segments wait for slots.  --rows N: keys 0..N-1 exist\n"
+"(as after `load --rows N`); without it the store is scanned to find out.\n";
 
 struct bench {
 	struct ut_engine *eng;
@@ -41,6 +42,7 @@ struct bench {
 	uint64_t seconds, threads, update_pct, value_size;
 	int ack_fd;
 	int lazy;
+	int rows_given;
 	unsigned cleaners;
 	uint64_t version_base;
 	atomic_int stop;
@@ -277,6 +279,7 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 		{ "pool", required_argument, NULL, 'p' },
 		{ "ack-fd", required_argument, NULL, 'a' },
 		{ "cleaners", required_argument, NULL, 'C' },
+		{ "rows", required_argument, NULL, 'R' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -317,6 +320,11 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 		case 'p':
 			if (cli_parse_num("bench", "--pool", optarg, 1 << 20, 1ull << 40, &eo->pool_bytes))
 				return -1;
+			break;
+		case 'R':
+			if (cli_parse_num("bench", "--rows", optarg, 0, 1ull << 40, &b->rows))
+				return -1;
+			b->rows_given = 1;
 			break;
 		case 'C':
 			if (cli_parse_num("bench", "--cleaners", optarg, 1, 64, &v))
@@ -408,7 +416,8 @@ int cmd_bench(int argc, char **argv)
 		return cli_usage_fail("bench", "--value-size %llu exceeds %u, 1/8 of this store's page",
 				      (unsigned long long)b.value_size, max);
 	}
-	ut_scan(b.eng, 0, count_fn, &b.rows);
+	if (!b.rows_given)	/* a full scan: slow on a cold disk, see --rows */
+		ut_scan(b.eng, 0, count_fn, &b.rows);
 	b.version_base = ut_now_ns();
 	w = calloc(b.threads, sizeof(*w));
 	if (!w || bench_run(&b, w, &r))
