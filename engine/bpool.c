@@ -407,70 +407,6 @@ void ut_bpool_wake_free(struct ut_bpool *bp)
 	ut_mutex_unlock(&bp->mutex);
 }
 
-/*
- * Fixes and X-latches n pages, reading the ones not in the pool with one
- * batch (one io_uring_submit when it fits the ring).  frames[i] is NULL
- * (and errs[i] set) for a page that could not be read or verified.
- */
-int ut_bpool_get_batch(struct ut_bpool *bp, const uint32_t *page_nos,
-		       unsigned n, unsigned flags, struct ut_frame **frames,
-		       int *errs, uint64_t *submits)
-{
-	struct ut_ring *ring = ut_ring_thread();
-	const struct ut_geom *g = &bp->geom;
-	struct ut_io *ios;
-	unsigned i, n_io = 0;
-	uint64_t s0;
-	int waited, ret = 0;
-
-	if (!ring)
-		return -ENOMEM;
-	ios = calloc(n, sizeof(*ios));
-	if (!ios)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		errs[i] = 0;
-		frames[i] = NULL;
-		ut_mutex_lock(&bp->mutex);
-		if (hash_find(bp, page_nos[i])) {
-			ut_mutex_unlock(&bp->mutex);
-			errs[i] = ut_bpool_get(bp, page_nos[i], UT_X, flags, &frames[i]);
-			continue;
-		}
-		while (!(frames[i] = frame_claim(bp, page_nos[i], &waited, 0)))
-			;
-		bp->stats.misses++;
-		bp->stats.reads++;
-		ut_mutex_unlock(&bp->mutex);
-		ut_io_read(&ios[n_io], bp->data_fd, frames[i]->area, g->page_size,
-			   (uint64_t)page_nos[i] * g->page_size);
-		ios[n_io++].user = (void *)(uintptr_t)i;
-	}
-	s0 = ut_ring_stats(ring)->submits;
-	if (n_io)
-		ut_ring_run(ring, ios, n_io);
-	*submits += ut_ring_stats(ring)->submits - s0;
-	for (i = 0; i < n_io; i++) {
-		unsigned k = (uintptr_t)ios[i].user;
-		struct ut_frame *f = frames[k];
-
-		ret = ios[i].res == (int)g->page_size ? 0 :
-		      (ios[i].res < 0 ? ios[i].res : -EIO);
-		if (!ret)
-			ret = frame_unpack(bp, f, flags);
-		if (ret) {
-			frame_fail(bp, f, ret);
-			ut_bpool_release(bp, f, UT_X);
-			frames[k] = NULL;
-			errs[k] = ret;
-			continue;
-		}
-		f->state = UT_FRAME_READY;
-	}
-	free(ios);
-	return 0;
-}
-
 /* ---- read-ahead ------------------------------------------------------- */
 
 int ut_prefetch_init(struct ut_prefetch *pf, unsigned cap, uint32_t page_size)
@@ -525,7 +461,8 @@ static struct ut_frame *prefetch_claim(struct ut_bpool *bp, uint32_t page_no)
 }
 
 int ut_prefetch_start(struct ut_bpool *bp, struct ut_prefetch *pf,
-		      const uint32_t *page_nos, unsigned n, unsigned merge)
+		      const uint32_t *page_nos, unsigned n, unsigned merge,
+		      unsigned unpack_flags)
 {
 	struct ut_ring *ring = ut_ring_thread();
 	uint32_t ps = bp->geom.page_size;
@@ -538,6 +475,7 @@ int ut_prefetch_start(struct ut_bpool *bp, struct ut_prefetch *pf,
 		return -ENOMEM;
 	pf->n_frames = pf->n_ios = 0;
 	pf->error = 0;
+	pf->unpack_flags = unpack_flags;
 	for (i = 0; i < n && pf->n_frames < pf->cap; i++) {
 		f = prefetch_claim(bp, page_nos[i]);
 		if (!f)
@@ -590,7 +528,7 @@ int ut_prefetch_finish(struct ut_bpool *bp, struct ut_prefetch *pf)
 			      (pf->ios[i].res < 0 ? pf->ios[i].res : -EIO);
 			if (!ret) {
 				memcpy(f->area, pf->staging + (size_t)k * ps, ps);
-				ret = frame_unpack(bp, f, 0);
+				ret = frame_unpack(bp, f, pf->unpack_flags);
 			}
 			if (ret) {
 				if (!err)
@@ -625,12 +563,3 @@ void ut_bpool_evict_clean(struct ut_bpool *bp)
 	ut_mutex_unlock(&bp->mutex);
 }
 
-int ut_bpool_resident(struct ut_bpool *bp, uint32_t page_no)
-{
-	int found;
-
-	ut_mutex_lock(&bp->mutex);
-	found = hash_find(bp, page_no) != NULL;
-	ut_mutex_unlock(&bp->mutex);
-	return found;
-}

@@ -88,6 +88,7 @@ struct ut_prefetch {
 	struct ut_frame **frames;	/* claimed, X-latched until finish */
 	uint32_t *run_first;		/* per I/O: index of its first frame */
 	unsigned n_frames, n_ios, cap;
+	unsigned unpack_flags;		/* UT_UNPACK_TOLERATE_TORN for recovery */
 	unsigned char *staging;
 	int active;
 	int error;
@@ -96,15 +97,16 @@ struct ut_prefetch {
 
 /* Drops every clean, unused frame (the pool's cold start). */
 void ut_bpool_evict_clean(struct ut_bpool *bp);
-int ut_bpool_resident(struct ut_bpool *bp, uint32_t page_no);
 
 int ut_prefetch_init(struct ut_prefetch *pf, unsigned cap, uint32_t page_size);
 void ut_prefetch_free(struct ut_prefetch *pf);
 /* Claims frames for the pages of page_nos[0..n) not in the pool (old end
  * of the LRU), merges adjacent ones into reads of up to merge pages, and
- * submits them with one io_uring_submit. */
+ * submits them with one io_uring_submit.  unpack_flags: as for
+ * ut_bpool_get (UT_UNPACK_TOLERATE_TORN for recovery). */
 int ut_prefetch_start(struct ut_bpool *bp, struct ut_prefetch *pf,
-		      const uint32_t *page_nos, unsigned n, unsigned merge);
+		      const uint32_t *page_nos, unsigned n, unsigned merge,
+		      unsigned unpack_flags);
 /* Waits for the batch, fills and releases its frames.  A page that could
  * not be read is dropped from the pool (its next access reads it again
  * and reports the error); returns the first error. */
@@ -123,9 +125,6 @@ void ut_bpool_destroy(struct ut_bpool *bp);
 int ut_bpool_get(struct ut_bpool *bp, uint32_t page_no,
 		 enum ut_latch_mode mode, unsigned flags,
 		 struct ut_frame **framep);
-int ut_bpool_get_batch(struct ut_bpool *bp, const uint32_t *page_nos,
-		       unsigned n, unsigned flags, struct ut_frame **frames,
-		       int *errs, uint64_t *submits);
 /* A fresh, X-latched, zeroed frame for a page not yet on disk. */
 int ut_bpool_create(struct ut_bpool *bp, uint32_t page_no,
 		    struct ut_frame **framep);

@@ -63,7 +63,6 @@ void ut_engine_log_free_check(struct ut_engine *eng);
 /* cleaners (flush.c) */
 int ut_cleaners_start(struct ut_engine *eng);
 void ut_cleaners_stop(struct ut_engine *eng);
-void ut_cleaner_wake(struct ut_engine *eng);
 /* Flushes one batch of the oldest dirty pages with c's buffer; returns
  * pages written (0: nothing to do) or -errno. */
 int ut_flush_batch(struct ut_engine *eng, struct ut_cleaner *c);

@@ -232,13 +232,6 @@ static void *cleaner_main(void *arg)
 	return NULL;
 }
 
-void ut_cleaner_wake(struct ut_engine *eng)
-{
-	ut_mutex_lock(&eng->cleaner_mutex);
-	pthread_cond_broadcast(&eng->cleaner_cond);
-	ut_mutex_unlock(&eng->cleaner_mutex);
-}
-
 int ut_cleaners_start(struct ut_engine *eng)
 {
 	unsigned i;

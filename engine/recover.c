@@ -15,6 +15,7 @@
 #include "mtr.h"
 
 #define RECOVER_BATCH 64
+#define RECOVER_MERGE 16	/* adjacent pages read with one request */
 
 struct rec_ref {
 	uint32_t page_no;
@@ -137,6 +138,34 @@ static int apply_page(struct ut_engine *eng, struct ut_frame *f,
 	return 0;
 }
 
+/*
+ * Reads pages[0..n) (ascending) as one merged read-ahead batch, then fixes
+ * and X-latches each; frames[j] is NULL and errs[j] the reason for a page
+ * that could not be read or rebuilt.
+ */
+static int read_batch(struct ut_engine *eng, struct ut_prefetch *pf,
+		      const uint32_t *pages, unsigned n,
+		      struct ut_frame **frames, int *errs)
+{
+	unsigned j;
+	int ret;
+
+	ret = ut_prefetch_start(&eng->pool, pf, pages, n, RECOVER_MERGE,
+				UT_UNPACK_TOLERATE_TORN);
+	/* a page the batch could not read is dropped from the pool: the
+	 * read below tries it again and reports why */
+	ut_prefetch_finish(&eng->pool, pf);
+	if (ret == -ENOMEM)
+		return ret;
+	for (j = 0; j < n; j++) {
+		errs[j] = ut_bpool_get(&eng->pool, pages[j], UT_X,
+				       UT_UNPACK_TOLERATE_TORN, &frames[j]);
+		if (errs[j])
+			frames[j] = NULL;
+	}
+	return 0;
+}
+
 static int apply_error(struct ut_engine *eng, uint32_t page_no, int ret,
 		       struct ut_err *err)
 {
@@ -153,14 +182,19 @@ static int apply_all(struct ut_engine *eng, const struct ut_redo_scan *scan,
 		     const struct rec_ref *refs, size_t n_refs,
 		     struct ut_recovery_report *rep, struct ut_err *err)
 {
+	unsigned batch = eng->opts.recovery_sync_reads ? 1 : RECOVER_BATCH;
+	const struct ut_ring_stats *rs = ut_ring_stats(ut_ring_thread());
+	uint64_t submits0, sqes0;
 	uint32_t pages[RECOVER_BATCH];
 	struct ut_frame *frames[RECOVER_BATCH];
-	int errs[RECOVER_BATCH], ret = 0;
+	int errs[RECOVER_BATCH], ret;
 	size_t i = 0, first[RECOVER_BATCH + 1], k;
+	struct ut_prefetch pf;
 	unsigned n, j;
 
-	unsigned batch = eng->opts.recovery_sync_reads ? 1 : RECOVER_BATCH;
-
+	ret = ut_prefetch_init(&pf, RECOVER_BATCH, eng->geom.page_size);
+	if (ret)
+		return ut_err_set(err, ret, "out of memory for recovery reads");
 	while (i < n_refs && !ret) {
 		for (n = 0; n < batch && i < n_refs; n++) {
 			pages[n] = refs[i].page_no;
@@ -169,9 +203,11 @@ static int apply_all(struct ut_engine *eng, const struct ut_redo_scan *scan,
 				i++;
 		}
 		first[n] = i;
-		ret = ut_bpool_get_batch(&eng->pool, pages, n,
-					 UT_UNPACK_TOLERATE_TORN, frames, errs,
-					 &rep->read_submits);
+		submits0 = rs->submits;
+		sqes0 = rs->sqes;
+		ret = read_batch(eng, &pf, pages, n, frames, errs);
+		rep->read_submits += rs->submits - submits0;
+		rep->read_ios += rs->sqes - sqes0;
 		if (ret)
 			break;
 		rep->pages_read += n;
@@ -193,6 +229,7 @@ static int apply_all(struct ut_engine *eng, const struct ut_redo_scan *scan,
 		if (!ret && ut_bpool_dirty_count(&eng->pool) > eng->pool.n_frames / 2)
 			ret = ut_flush_all(eng);
 	}
+	ut_prefetch_free(&pf);
 	return ret;
 }
 

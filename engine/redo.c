@@ -353,16 +353,6 @@ int ut_redo_flush_to(struct ut_redo *log, uint64_t lsn)
 	return ret;
 }
 
-uint64_t ut_redo_flushed(struct ut_redo *log)
-{
-	uint64_t lsn;
-
-	ut_mutex_lock(&log->mutex);
-	lsn = log->flushed_lsn;
-	ut_mutex_unlock(&log->mutex);
-	return lsn;
-}
-
 uint64_t ut_redo_current(struct ut_redo *log)
 {
 	uint64_t lsn;

@@ -93,7 +93,6 @@ void ut_redo_release(struct ut_redo *log);
 
 /* Makes the log durable up to lsn (group commit). */
 int ut_redo_flush_to(struct ut_redo *log, uint64_t lsn);
-uint64_t ut_redo_flushed(struct ut_redo *log);
 uint64_t ut_redo_current(struct ut_redo *log);
 /* Bytes of log between the checkpoint and the current LSN. */
 uint64_t ut_redo_age(struct ut_redo *log);

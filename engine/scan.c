@@ -56,7 +56,7 @@ static int submit_sorted(struct scan_ra *ra, const uint32_t *pages, size_t n)
 	memcpy(ra->sorted, pages, n * sizeof(*pages));
 	qsort(ra->sorted, n, sizeof(*ra->sorted), cmp_u32);
 	return ut_prefetch_start(&ra->eng->pool, &ra->pf, ra->sorted, n,
-				 ra->o->merge_pages);
+				 ra->o->merge_pages, 0);
 }
 
 /* Logical: the leaves about to be read are ready, and the batch after
@@ -110,7 +110,7 @@ static int linear_hook(struct scan_ra *ra, uint32_t next)
 	if (!i)
 		return 0;
 	if (ut_prefetch_start(&ra->eng->pool, &ra->pf, pages, i,
-			      ra->o->merge_pages) == 0)
+			      ra->o->merge_pages, 0) == 0)
 		ut_prefetch_finish(&ra->eng->pool, &ra->pf);
 	return 0;
 }
@@ -217,7 +217,3 @@ int ut_engine_drop_caches(struct ut_engine *eng, double *resident)
 	return 0;
 }
 
-int ut_engine_page_resident(struct ut_engine *eng, uint32_t page_no)
-{
-	return ut_bpool_resident(&eng->pool, page_no);
-}

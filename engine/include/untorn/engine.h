@@ -109,8 +109,6 @@ int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
  * the kernel to drop the data file's page cache; *resident gets the
  * fraction of the file still cached afterwards (mincore). */
 int ut_engine_drop_caches(struct ut_engine *eng, double *resident);
-/* Pages of the data file resident in the buffer pool right now. */
-int ut_engine_page_resident(struct ut_engine *eng, uint32_t page_no);
 
 void ut_engine_stats(struct ut_engine *eng, struct ut_engine_stats *s);
 const char *ut_engine_guard(const struct ut_engine *eng);
