@@ -21,9 +21,18 @@ static int row_args(const char *cmd, int argc, char **argv, int want,
 	return cli_parse_num(cmd, "key", argv[2], 0, UINT64_MAX, key);
 }
 
-int cmd_put(int argc, char **argv)
+/* A small pool: a single-row command touches a few pages. */
+static int row_open(const char *dir, struct ut_engine **engp)
 {
 	struct ut_engine_opts o;
+
+	ut_engine_opts_default(&o);
+	o.pool_bytes = 8 << 20;
+	return cli_engine_open(dir, &o, engp);
+}
+
+int cmd_put(int argc, char **argv)
+{
 	struct ut_engine *eng;
 	struct ut_err err = { "" };
 	uint64_t key;
@@ -32,9 +41,7 @@ int cmd_put(int argc, char **argv)
 	ret = row_args("put", argc, argv, 4, &key);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
-	ut_engine_opts_default(&o);
-	o.pool_bytes = 8 << 20;
-	if (cli_engine_open(argv[1], &o, &eng))
+	if (row_open(argv[1], &eng))
 		return EXIT_ERROR;
 	ret = ut_put(eng, key, argv[3], strlen(argv[3]), &err);
 	if (ret) {
@@ -47,7 +54,6 @@ int cmd_put(int argc, char **argv)
 int cmd_get(int argc, char **argv)
 {
 	static char buf[65536];
-	struct ut_engine_opts o;
 	struct ut_engine *eng;
 	uint32_t len;
 	uint64_t key;
@@ -56,9 +62,7 @@ int cmd_get(int argc, char **argv)
 	ret = row_args("get", argc, argv, 3, &key);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
-	ut_engine_opts_default(&o);
-	o.pool_bytes = 8 << 20;
-	if (cli_engine_open(argv[1], &o, &eng))
+	if (row_open(argv[1], &eng))
 		return EXIT_ERROR;
 	ret = ut_get(eng, key, buf, sizeof(buf), &len);
 	if (!ret)
@@ -74,7 +78,6 @@ int cmd_get(int argc, char **argv)
 
 int cmd_delete(int argc, char **argv)
 {
-	struct ut_engine_opts o;
 	struct ut_engine *eng;
 	struct ut_err err = { "" };
 	uint64_t key;
@@ -83,9 +86,7 @@ int cmd_delete(int argc, char **argv)
 	ret = row_args("delete", argc, argv, 3, &key);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
-	ut_engine_opts_default(&o);
-	o.pool_bytes = 8 << 20;
-	if (cli_engine_open(argv[1], &o, &eng))
+	if (row_open(argv[1], &eng))
 		return EXIT_ERROR;
 	ret = ut_delete(eng, key, &err);
 	if (cli_engine_close(eng))
