@@ -24,6 +24,9 @@ UT_CFLAGS  := -std=gnu11 -Wall -Wextra -Werror -fPIC -D_GNU_SOURCE \
 	      -DUNTORN_VERSION='"$(VERSION)"' -Iengine/include -Ifs-integration/fscaps \
 	      $(CFLAGS)
 LDLIBS     := -luring
+# USDT probes (engine/probes.h) when sys/sdt.h (systemtap-sdt-dev) is there
+HAVE_SDT   := $(shell echo '\#include <sys/sdt.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo yes)
+UT_CFLAGS  += $(if $(HAVE_SDT),-DUT_HAVE_SDT)
 
 LIB_SRCS   := $(wildcard engine/*.c fs-integration/fscaps/*.c)
 CLI_SRCS   := $(wildcard engine/cli/*.c)

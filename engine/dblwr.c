@@ -16,6 +16,7 @@
 #include "dblwr.h"
 #include "file.h"
 #include "mem.h"
+#include "probes.h"
 
 #define FILE_MAGIC	"UNTORNDF"
 #define SEG_MAGIC	"UNTORNDW"
@@ -126,8 +127,10 @@ unsigned ut_dblwr_acquire(struct ut_dblwr *d)
 
 	ut_mutex_lock(&d->mutex);
 	while ((d->busy & all) == all) {
-		if (!t0)
+		if (!t0) {
 			t0 = ut_now_ns();
+			UT_PROBE(dblwr__slot__wait__start, d->n_segments);
+		}
 		ut_cond_wait(&d->free_cond, &d->mutex, UT_LATCH_DBLWR, 0);
 	}
 	if (t0) {
@@ -137,11 +140,19 @@ unsigned ut_dblwr_acquire(struct ut_dblwr *d)
 	seg = __builtin_ctzll(~d->busy);
 	d->busy |= 1ull << seg;
 	ut_mutex_unlock(&d->mutex);
+	if (UT_PROBE_ENABLED(dblwr__slot__release))
+		d->acquired_ns[seg] = ut_now_ns();
+	UT_PROBE(dblwr__slot__acquire, seg, t0 ? ut_now_ns() - t0 : 0);
 	return seg;
 }
 
 void ut_dblwr_release(struct ut_dblwr *d, unsigned seg)
 {
+	if (d->acquired_ns[seg]) {
+		UT_PROBE(dblwr__slot__release, seg,
+			 ut_now_ns() - d->acquired_ns[seg]);
+		d->acquired_ns[seg] = 0;
+	}
 	ut_mutex_lock(&d->mutex);
 	d->busy &= ~(1ull << seg);
 	pthread_cond_signal(&d->free_cond);

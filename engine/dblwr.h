@@ -37,6 +37,7 @@ struct ut_dblwr {
 	uint64_t busy;		/* bit i: segment i in use */
 	uint64_t seq;
 	uint64_t waits, wait_ns;
+	uint64_t acquired_ns[64];	/* per segment, while probes are on */
 };
 
 struct ut_dblwr_restore {

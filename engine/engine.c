@@ -11,6 +11,7 @@
 #include <untorn/engine.h>
 #include "btree.h"
 #include "engine_int.h"
+#include "probes.h"
 
 #define LAZY_FLUSH_NS	100000000ull
 
@@ -52,8 +53,8 @@ int ut_engine_alloc_page(struct ut_engine *eng, uint32_t *page_no)
 
 int ut_engine_checkpoint(struct ut_engine *eng)
 {
+	uint64_t lsn, oldest, t0 = ut_now_ns();
 	struct ut_ckpt ck;
-	uint64_t lsn, oldest;
 	int ret = 0;
 
 	ut_mutex_lock(&eng->ckpt_mutex);
@@ -79,6 +80,7 @@ int ut_engine_checkpoint(struct ut_engine *eng)
 		goto out_unlock;
 	atomic_fetch_add(&eng->checkpoints, 1);
 	ut_redo_set_checkpoint(&eng->log, lsn);
+	UT_PROBE(checkpoint__done, lsn, ut_now_ns() - t0);
 out_unlock:
 	ut_mutex_unlock(&eng->ckpt_mutex);
 	return ret;

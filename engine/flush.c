@@ -12,6 +12,7 @@
 #include "engine_int.h"
 #include "fscaps.h"
 #include "mem.h"
+#include "probes.h"
 
 #define CLEANER_IDLE_NS		1000000000ull
 #define DIRTY_HIGH_PCT		75
@@ -123,7 +124,7 @@ out_release:
 int ut_flush_batch(struct ut_engine *eng, struct ut_cleaner *c)
 {
 	uint32_t ps = eng->geom.page_size;
-	uint64_t newest = 0;
+	uint64_t newest = 0, t0;
 	struct ut_frame *f;
 	unsigned n, i;
 	int ret;
@@ -142,10 +143,15 @@ int ut_flush_batch(struct ut_engine *eng, struct ut_cleaner *c)
 		if (f->newest_lsn > newest)
 			newest = f->newest_lsn;
 	}
+	t0 = UT_PROBE_ENABLED(flush__batch__done) ? ut_now_ns() : 0;
+	UT_PROBE(flush__batch__start, ut_engine_guard(eng), n);
 	ret = ut_redo_flush_to(&eng->log, newest);	/* the WAL rule */
 	if (!ret)
 		ret = batch_write(eng, c, n);
 	batch_finish(eng, c, n, !ret);
+	if (t0)
+		UT_PROBE(flush__batch__done, ut_engine_guard(eng), n,
+			 ut_now_ns() - t0, ret);
 	if (ret) {
 		eng->fatal = ret;
 		return ret;

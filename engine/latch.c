@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <time.h>
 #include <untorn/latch.h>
+#include "probes.h"
 
 static struct {
 	atomic_uint_fast64_t acquisitions;
@@ -56,11 +57,56 @@ void ut_mutex_init(struct ut_mutex *m, enum ut_latch_class cls)
 {
 	pthread_mutex_init(&m->m, NULL);
 	m->cls = cls;
+	m->waiters = 0;
+	m->held_since = 0;
 }
 
 void ut_mutex_destroy(struct ut_mutex *m)
 {
 	pthread_mutex_destroy(&m->m);
+}
+
+/*
+ * Probe helpers.  A contended acquisition fires latch__wait__start and
+ * latch__wait__done (class, latch, wait ns, mode: 0 shared, 1 exclusive).
+ * An exclusive holder that made somebody wait fires latch__release (class,
+ * latch, hold ns) when it lets go: the holder time behind the waits.
+ */
+static void hold_begin(uint64_t *held_since)
+{
+	if (UT_PROBE_ENABLED(latch__release))
+		*held_since = ut_now_ns();
+}
+
+static void hold_end(unsigned cls, void *latch, uint64_t *held_since,
+		     uint32_t *waiters)
+{
+	if (!*held_since)
+		return;
+	if (__atomic_load_n(waiters, __ATOMIC_RELAXED))
+		UT_PROBE(latch__release, cls, latch,
+			 ut_now_ns() - *held_since, ut_latch_class_name(cls));
+	*held_since = 0;
+}
+
+static uint64_t wait_begin(unsigned cls, void *latch, uint32_t *waiters,
+			   int exclusive)
+{
+	__atomic_fetch_add(waiters, 1, __ATOMIC_RELAXED);
+	UT_PROBE(latch__wait__start, cls, latch, exclusive,
+		 ut_latch_class_name(cls));
+	return ut_now_ns();
+}
+
+static void wait_end(unsigned cls, void *latch, uint32_t *waiters,
+		     int exclusive, uint64_t t0)
+{
+	uint64_t wait_ns = ut_now_ns() - t0;
+
+	__atomic_fetch_sub(waiters, 1, __ATOMIC_RELAXED);
+	latch_count(cls, wait_ns, 1);
+	UT_PROBE(latch__wait__done, cls, latch, wait_ns, exclusive,
+		 ut_latch_class_name(cls));
 }
 
 void ut_mutex_lock(struct ut_mutex *m)
@@ -69,15 +115,17 @@ void ut_mutex_lock(struct ut_mutex *m)
 
 	if (pthread_mutex_trylock(&m->m) == 0) {
 		latch_count(m->cls, 0, 0);
-		return;
+	} else {
+		t0 = wait_begin(m->cls, m, &m->waiters, 1);
+		pthread_mutex_lock(&m->m);
+		wait_end(m->cls, m, &m->waiters, 1, t0);
 	}
-	t0 = ut_now_ns();
-	pthread_mutex_lock(&m->m);
-	latch_count(m->cls, ut_now_ns() - t0, 1);
+	hold_begin(&m->held_since);
 }
 
 void ut_mutex_unlock(struct ut_mutex *m)
 {
+	hold_end(m->cls, m, &m->held_since, &m->waiters);
 	pthread_mutex_unlock(&m->m);
 }
 
@@ -92,6 +140,9 @@ void ut_rwlock_init(struct ut_rwlock *l, enum ut_latch_class cls)
 	pthread_rwlock_init(&l->rw, &attr);
 	pthread_rwlockattr_destroy(&attr);
 	l->cls = cls;
+	l->wr_held = 0;
+	l->waiters = 0;
+	l->held_since = 0;
 }
 
 void ut_rwlock_destroy(struct ut_rwlock *l)
@@ -107,9 +158,9 @@ void ut_rwlock_rdlock(struct ut_rwlock *l)
 		latch_count(l->cls, 0, 0);
 		return;
 	}
-	t0 = ut_now_ns();
+	t0 = wait_begin(l->cls, l, &l->waiters, 0);
 	pthread_rwlock_rdlock(&l->rw);
-	latch_count(l->cls, ut_now_ns() - t0, 1);
+	wait_end(l->cls, l, &l->waiters, 0, t0);
 }
 
 void ut_rwlock_wrlock(struct ut_rwlock *l)
@@ -118,11 +169,13 @@ void ut_rwlock_wrlock(struct ut_rwlock *l)
 
 	if (pthread_rwlock_trywrlock(&l->rw) == 0) {
 		latch_count(l->cls, 0, 0);
-		return;
+	} else {
+		t0 = wait_begin(l->cls, l, &l->waiters, 1);
+		pthread_rwlock_wrlock(&l->rw);
+		wait_end(l->cls, l, &l->waiters, 1, t0);
 	}
-	t0 = ut_now_ns();
-	pthread_rwlock_wrlock(&l->rw);
-	latch_count(l->cls, ut_now_ns() - t0, 1);
+	l->wr_held = 1;
+	hold_begin(&l->held_since);
 }
 
 int ut_rwlock_tryrdlock(struct ut_rwlock *l)
@@ -133,8 +186,13 @@ int ut_rwlock_tryrdlock(struct ut_rwlock *l)
 	return 0;
 }
 
+/* Readers see wr_held 0: no writer can hold the lock while they do. */
 void ut_rwlock_unlock(struct ut_rwlock *l)
 {
+	if (l->wr_held) {
+		l->wr_held = 0;
+		hold_end(l->cls, l, &l->held_since, &l->waiters);
+	}
 	pthread_rwlock_unlock(&l->rw);
 }
 
@@ -155,6 +213,10 @@ int ut_cond_wait(pthread_cond_t *c, struct ut_mutex *m,
 	struct timespec ts;
 	int ret = 0;
 
+	/* the mutex is released while waiting: end its hold */
+	hold_end(m->cls, m, &m->held_since, &m->waiters);
+	if (cls < UT_LATCH_NCLASSES)
+		UT_PROBE(latch__wait__start, cls, m, 1, ut_latch_class_name(cls));
 	if (!timeout_ns) {
 		pthread_cond_wait(c, &m->m);
 	} else {
@@ -165,6 +227,10 @@ int ut_cond_wait(pthread_cond_t *c, struct ut_mutex *m,
 			ret = -ETIMEDOUT;
 	}
 	latch_count(cls, ut_now_ns() - t0, 1);
+	if (cls < UT_LATCH_NCLASSES)
+		UT_PROBE(latch__wait__done, cls, m, ut_now_ns() - t0, 1,
+			 ut_latch_class_name(cls));
+	hold_begin(&m->held_since);
 	return ret;
 }
 

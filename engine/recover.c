@@ -13,6 +13,7 @@
 #include "bytes.h"
 #include "engine_int.h"
 #include "mtr.h"
+#include "probes.h"
 
 #define RECOVER_BATCH 64
 #define RECOVER_MERGE 16	/* adjacent pages read with one request */
@@ -248,13 +249,26 @@ static int log_tail_damaged(const struct ut_redo_scan *scan)
 	return 1;
 }
 
+/* recovery__phase__start/done (name; ns and items: pages restored,
+ * records scanned, record references applied) */
+static uint64_t phase_start(const char *name)
+{
+	UT_PROBE(recovery__phase__start, name);
+	return ut_now_ns();
+}
+
+static void phase_done(const char *name, uint64_t t0, uint64_t items)
+{
+	UT_PROBE(recovery__phase__done, name, ut_now_ns() - t0, items);
+}
+
 int ut_recover(struct ut_engine *eng, struct ut_recovery_report *rep,
 	       struct ut_err *err)
 {
 	struct ut_dblwr_restore dr;
 	struct ut_redo_scan scan;
 	struct rec_ref *refs = NULL;
-	uint64_t t0 = ut_now_ns(), start;
+	uint64_t t0 = ut_now_ns(), start, phase;
 	uint32_t max_page = 0;
 	size_t n_refs = 0;
 	int ret;
@@ -262,16 +276,20 @@ int ut_recover(struct ut_engine *eng, struct ut_recovery_report *rep,
 	memset(rep, 0, sizeof(*rep));
 	rep->checkpoint_lsn = eng->store->ckpt.checkpoint_lsn;
 	if (eng->has_dblwr) {
+		phase = phase_start("dblwr-restore");
 		ret = ut_dblwr_restore(&eng->dblwr, &eng->geom, eng->store->data_fd,
 				       eng->store->file_pages, &dr, err);
+		phase_done("dblwr-restore", phase, dr.pages_restored);
 		if (ret)
 			return ret;
 		rep->dblwr_checked = dr.pages_checked;
 		rep->dblwr_restored = dr.pages_restored;
 		memcpy(rep->restored, dr.restored, sizeof(rep->restored));
 	}
+	phase = phase_start("redo-scan");
 	ret = ut_redo_scan(&eng->log, ut_ring_thread(), rep->checkpoint_lsn,
 			   &scan, err);
+	phase_done("redo-scan", phase, ret ? 0 : scan.records);
 	if (ret)
 		return ret;
 	rep->end_lsn = scan.end_lsn;
@@ -292,10 +310,14 @@ int ut_recover(struct ut_engine *eng, struct ut_recovery_report *rep,
 			eng->n_pages = max_page + 1;
 		if (!ret)
 			ret = ut_store_grow(eng->store, eng->n_pages, err);
+		phase = phase_start("redo-apply");
 		if (!ret)
 			ret = apply_all(eng, &scan, refs, n_refs, rep, err);
+		phase_done("redo-apply", phase, n_refs);
+		phase = phase_start("flush");
 		if (!ret)
 			ret = ut_flush_all(eng);
+		phase_done("flush", phase, 0);
 	}
 	free(refs);
 	ut_redo_scan_free(&scan);

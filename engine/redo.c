@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <untorn/crc32c.h>
 #include <untorn/sysio.h>
+#include "probes.h"
 #include "bytes.h"
 #include "file.h"
 #include "mem.h"
@@ -209,6 +210,7 @@ void ut_redo_append_locked(struct ut_redo *log, const void *group,
 		}
 	}
 	log->cur_lsn = lsn;
+	log->groups_appended++;
 	*end = lsn;
 }
 
@@ -318,7 +320,7 @@ static void log_compact(struct ut_redo *log, uint64_t end)
 
 int ut_redo_flush_to(struct ut_redo *log, uint64_t lsn)
 {
-	uint64_t end, from;
+	uint64_t end, from, groups, t0;
 	size_t len;
 	int ret = 0;
 
@@ -335,8 +337,12 @@ int ut_redo_flush_to(struct ut_redo *log, uint64_t lsn)
 		end = log->cur_lsn;
 		from = log->buf_lsn;
 		len = log_snapshot(log, end);
+		groups = log->groups_appended - log->groups_written;
+		log->groups_written = log->groups_appended;
 		ut_mutex_unlock(&log->mutex);
+		t0 = ut_now_ns();
 		ret = log_write(log, from, len);
+		UT_PROBE(log__group__commit, groups, len, end, ut_now_ns() - t0);
 		ut_mutex_lock(&log->mutex);
 		log->writer_active = 0;
 		if (ret) {

@@ -66,6 +66,7 @@ struct ut_redo {
 	void (*need_space)(void *arg);	/* asks for a checkpoint */
 	void *need_space_arg;
 	uint64_t writes, fsyncs, bytes_written;
+	uint64_t groups_appended, groups_written;	/* mtr groups */
 };
 
 /* Creates DIR/untorn.redo of size bytes (header + circular area). */

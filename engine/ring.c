@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <untorn/latch.h>
 #include <untorn/ring.h>
+#include "probes.h"
 
 #define UT_RING_THREAD_DEPTH 256
 
@@ -402,6 +404,16 @@ static void io_refused(struct ut_io *io, int err)
 		io_finish(io, err);
 }
 
+/* The ring__complete probe: op, result, ns since issue, fd. */
+static void io_probe_complete(struct ut_io *io, int res)
+{
+	if (!io->issued_ns)
+		return;
+	UT_PROBE(ring__complete, io->op, res, ut_now_ns() - io->issued_ns,
+		 io->fd);
+	io->issued_ns = 0;
+}
+
 /* ---- the pread/pwrite path ------------------------------------------ */
 
 static void io_run_sync(struct ut_ring *ring, struct ut_io *io)
@@ -418,6 +430,7 @@ static void io_run_sync(struct ut_ring *ring, struct ut_io *io)
 			io_refused(io, admit);
 			continue;
 		}
+		io->issued_ns = UT_PROBE_ENABLED(ring__complete) ? ut_now_ns() : 0;
 		if (io->op == UT_OP_FDATASYNC)
 			ret = ut_sys.fdatasync(io->fd);
 		else if (io->op == UT_OP_READ)
@@ -430,6 +443,7 @@ static void io_run_sync(struct ut_ring *ring, struct ut_io *io)
 		else
 			ret = ut_sys.pwrite(io->fd, p + io->done, admit,
 					    io->off + io->done);
+		io_probe_complete(io, ret);
 		io_account(io, ret);
 	}
 }
@@ -524,6 +538,7 @@ static unsigned chain_issue(struct ut_ring *ring, struct ut_io *head,
 			prev->flags |= IOSQE_IO_LINK;
 		sqe_prep(ring, sqe, io, admit);
 		io->state = IO_INFLIGHT;
+		io->issued_ns = UT_PROBE_ENABLED(ring__complete) ? ut_now_ns() : 0;
 		if (io->done || io->retries)
 			ring->stats.resubmits++;
 		prev = sqe;
@@ -594,6 +609,7 @@ static int ring_submit(struct ut_ring *ring)
 	if (ret > 0) {
 		ring->stats.submits++;
 		ring->stats.sqes += ret;
+		UT_PROBE(ring__submit, ret, ring->inflight);
 	}
 	return ret < 0 ? ret : 0;
 }
@@ -613,6 +629,7 @@ static void cqe_complete(struct ut_ring *ring, struct io_uring_cqe *cqe)
 		return;		/* a NOP left by ring_abort */
 	head = io->chain_head;
 	ring->inflight--;
+	io_probe_complete(io, cqe->res);
 	io_account(io, cqe->res);
 	if (--head->chain_inflight == 0)
 		chain_settle_and_requeue(ring, head);

@@ -37,11 +37,16 @@ struct ut_latch_stats {
 struct ut_mutex {
 	pthread_mutex_t m;
 	uint8_t cls;
+	uint32_t waiters;	/* threads blocked in ut_mutex_lock (probes) */
+	uint64_t held_since;	/* set while the latch__release probe is on */
 };
 
 struct ut_rwlock {
 	pthread_rwlock_t rw;
 	uint8_t cls;
+	uint8_t wr_held;	/* an exclusive holder (for the probes) */
+	uint32_t waiters;
+	uint64_t held_since;
 };
 
 void ut_mutex_init(struct ut_mutex *m, enum ut_latch_class cls);

@@ -51,6 +51,7 @@ struct ut_io {
 	struct ut_io *chain_head;
 	struct ut_io *next_pending;
 	struct ut_batch *batch;
+	uint64_t issued_ns;	/* while the ring__complete probe is on */
 };
 
 struct ut_batch {

@@ -1,0 +1,171 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# ebpf_test.sh - the USDT probes and every bpftrace script in ebpf/ against
+# real workloads on this host (root): each script attaches, and its output
+# holds the numbers the workload must produce — the engine's latch, slot
+# and io_uring figures during `bench write`, pthread mutex waits of a
+# program built to contend, block I/O, jbd2 commits and split page writes
+# on an ext4 data=journal loop device, fdatasync calls of fio.  Skips
+# (with the reason) without root, bpftrace or tracefs.
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+UNTORN=${UNTORN:-$top/build/untorn}
+CONTEND=${TEST_OUTPUT:-$top/build/tests}/mutex_contend
+scratch=$(mktemp -d "/tmp/untorn-ebpf-$$-XXXXXX")
+loop="" mnt="" bt_pid="" contend_pid="" unmount_tracefs=""
+cleanup() {
+	[ -n "$bt_pid" ] && kill -TERM "$bt_pid" 2>/dev/null && wait "$bt_pid" 2>/dev/null
+	[ -n "$contend_pid" ] && kill -KILL "$contend_pid" 2>/dev/null
+	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null
+	[ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
+	[ -n "$unmount_tracefs" ] && umount /sys/kernel/tracing 2>/dev/null
+	rm -rf "$scratch"
+}
+trap cleanup EXIT
+. "$(dirname "$0")/ktap.sh"
+PLAN=11
+ktap_plan $PLAN
+
+skip_all() {
+	local i
+	for i in $(seq $((ktap_n + 1)) $PLAN); do echo "ok $i ebpf # SKIP $1"; done
+	echo "# Totals: pass:$ktap_n fail:0 xfail:0 xpass:0 skip:$((PLAN - ktap_n)) error:0"
+	exit 4
+}
+[ "$(id -u)" -eq 0 ] || skip_all "needs root for bpftrace"
+command -v bpftrace >/dev/null || skip_all "bpftrace not installed (apt-get install bpftrace)"
+command -v fio >/dev/null || skip_all "fio not installed (apt-get install fio)"
+if ! mountpoint -q /sys/kernel/tracing; then
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || skip_all "tracefs cannot be mounted here"
+	unmount_tracefs=1
+fi
+bpftrace -e 'BEGIN { exit(); }' >/dev/null 2>&1 || skip_all "bpftrace cannot load programs here (no BPF?)"
+
+# bt_start NAME ARGS...: starts ebpf/NAME (the variant for this kernel)
+# and returns once its BEGIN has run, i.e. all its probes are attached
+bt_start() {
+	local name=$1 file
+	shift
+	file=$("$top/ebpf/pick" "$name") || return 1
+	bpftrace -B none "$file" "$@" >"$scratch/$name.out" 2>"$scratch/$name.err" &
+	bt_pid=$!
+	until grep -q "^Tracing" "$scratch/$name.out" 2>/dev/null; do
+		kill -0 "$bt_pid" 2>/dev/null || { bt_pid=""; sed 's/^/# /' "$scratch/$name.err"; return 1; }
+		sleep 0.1
+	done
+}
+
+# bt_stop: SIGINT (the script prints its maps), wait for it
+bt_stop() {
+	kill -INT "$bt_pid"
+	wait "$bt_pid"
+	bt_pid=""
+}
+
+# value FILE MAP: the number after "MAP: " in a bpftrace output
+value() {
+	grep -F -- "$2: " "$1" | head -1 | sed 's/.*: //'
+}
+
+# -- the USDT probes ---------------------------------------------------
+probes=$(bpftrace -l "usdt:$UNTORN:*" 2>/dev/null | sed 's/.*://' | sort -u)
+documented=$(grep -o '^| `[a-z_]*__[a-z_]*`' "$top/ebpf/PROBES.md" | tr -d '|` ' | sort -u)
+[ -n "$probes" ] && [ "$probes" = "$documented" ]
+ok $? "the binary's USDT probes are exactly the ones ebpf/PROBES.md lists ($(echo $probes | wc -w))"
+[ "$probes" = "$documented" ] || diff <(echo "$probes") <(echo "$documented") | sed 's/^/# /'
+
+"$UNTORN" init "$scratch/store" >/dev/null && "$UNTORN" load "$scratch/store" --rows 20000 >/dev/null ||
+	skip_all "cannot make a store in $scratch"
+
+# -- engine scripts during one bench write -----------------------------
+bench() {
+	"$UNTORN" bench write "$scratch/store" --seconds 3 --threads 8 --rows 20000 --cleaners 4 >"$scratch/bench.out"
+}
+bt_start untorn-latch "$UNTORN" && bench && bt_stop
+waits=$(value "$scratch/untorn-latch.out" "@waits[log_flush]")
+grep -q '^@wait_us\[log_flush\]:' "$scratch/untorn-latch.out" && [ "${waits:-0}" -gt 0 ]
+ok $? "untorn-latch.bt: log_flush (group commit) waits counted during bench write (${waits:-none})"
+
+bt_start dblwr-wait "$UNTORN" && bench && bt_stop
+acq=$(value "$scratch/dblwr-wait.out" "@acquisitions")
+batches=$(value "$scratch/dblwr-wait.out" "@batches[doublewrite]")
+[ "${acq:-0}" -gt 0 ] && [ "$acq" = "$batches" ] && grep -q '^@hold_us\[' "$scratch/dblwr-wait.out"
+ok $? "dblwr-wait.bt: one slot per doublewrite batch ($acq slots, $batches batches), hold times"
+
+bt_start uring && bench && bt_stop
+writes=$(value "$scratch/uring.out" "@requests[WRITE]")
+fsyncs=$(value "$scratch/uring.out" "@requests[FSYNC]")
+[ "${writes:-0}" -gt 0 ] && [ "${fsyncs:-0}" -gt 0 ] && grep -q '^@latency_us\[FSYNC\]:' "$scratch/uring.out"
+ok $? "uring.bt: the engine's io_uring writes ($writes) and fsyncs ($fsyncs) with latency"
+
+# a recovery after kill -9: the recovery phase probes fire (bpftrace -c)
+"$UNTORN" bench write "$scratch/store" --seconds 30 --threads 2 --rows 20000 >/dev/null 2>&1 &
+victim=$!
+until [ -s "$scratch/store/untorn.redo" ] && [ "$(find "$scratch/store/untorn.redo" -newer "$scratch/bench.out" 2>/dev/null)" ]; do sleep 0.1; done
+kill -KILL $victim; wait $victim 2>/dev/null
+bpftrace -e "usdt:$UNTORN:untorn:recovery__phase__done { printf(\"phase %s %d\\n\", str(arg0), arg2); }" \
+	-c "$UNTORN recover $scratch/store" >"$scratch/recover.out" 2>/dev/null
+grep -q '^phase redo-scan [0-9]' "$scratch/recover.out" && grep -q '^phase dblwr-restore' "$scratch/recover.out"
+ok $? "recovery__phase__done fires for dblwr-restore and redo-scan ($(grep -c '^phase' "$scratch/recover.out") phases)"
+
+# -- pthread mutexes of any process ------------------------------------
+bt_start pthread-mutex
+"$CONTEND" 4 >"$scratch/contend.out" &
+contend_pid=$!
+until grep -q ready "$scratch/contend.out"; do sleep 0.1; done
+# let it contend for two intervals while alive, so callers resolve
+until [ "$(grep -c 'top callers' "$scratch/pthread-mutex.out")" -ge 2 ]; do sleep 0.2; done
+bt_stop
+kill -KILL $contend_pid; wait $contend_pid 2>/dev/null; contend_pid=""
+w=$(value "$scratch/pthread-mutex.out" "@waits[mutex_contend]")
+[ "${w:-0}" -gt 0 ] && grep -q '^@wait_us\[mutex_contend\]:' "$scratch/pthread-mutex.out" &&
+	grep -q '^@wait_us_by_caller\[mutex_contend, ' "$scratch/pthread-mutex.out"
+ok $? "pthread-mutex.bt: contended locks of mutex_contend ($w), wait histogram and per-caller totals"
+
+# -- block I/O, jbd2 and split pages on ext4 data=journal --------------
+truncate -s 300M "$scratch/fs.img"
+mkfs.ext4 -q -F "$scratch/fs.img" && loop=$(losetup -f --show "$scratch/fs.img") &&
+	mkdir -p "$scratch/mnt" && mount -o data=journal "$loop" "$scratch/mnt" && mnt=$scratch/mnt ||
+	skip_all "cannot mount an ext4 data=journal loop device"
+minor=$((0x$(stat -c %T "$loop")))
+major=$((0x$(stat -c %t "$loop")))
+
+fio_write() {	# fio_write NAME EXTRA...: 32 MiB in 16 KiB pwrites
+	fio --name="$1" --filename="$mnt/$1" --rw=randwrite --bs=16k --size=32m \
+		--ioengine=psync "${@:2}" >/dev/null 2>&1
+}
+bt_start io-latency && fio_write io --direct=1 && bt_stop
+n=$(value "$scratch/io-latency.out" "@ios[$major, $minor, write]")
+grep -q "^@issue_to_complete_us\[$major, $minor, write\]:" "$scratch/io-latency.out" &&
+	grep -q "^@queue_to_complete_us\[$major, $minor, write\]:" "$scratch/io-latency.out" && [ "${n:-0}" -ge 2048 ]
+ok $? "io-latency.bt: writes on loop $major:$minor, queue and issue to complete ($n requests for 2048 O_DIRECT writes)"
+
+bt_start jbd2-commit "$UNTORN" "$("$top/ebpf/pick" --hz)" && fio_write jb --fdatasync=32 && bt_stop
+c=$(value "$scratch/jbd2-commit.out" "@commits[$major, $minor]")
+l=$(value "$scratch/jbd2-commit.out" "@blocks_logged[$major, $minor]")
+[ "${c:-0}" -ge 32 ] && [ "${l:-0}" -ge 8192 ] && grep -q '^@logging_us:' "$scratch/jbd2-commit.out"
+ok $? "jbd2-commit.bt: $c commits for 64 fdatasyncs, $l blocks logged (>= 8192: 32 MiB of data journalled)"
+
+bt_start torn-split "$UNTORN" 16384 && fio_write ts && bt_stop
+line=$(grep 'pages written whole by one thread' "$scratch/torn-split.out")
+pages=$(echo "$line" | sed 's/.*one thread: \([0-9]*\);.*/\1/')
+[ "$pages" = 2048 ]
+ok $? "torn-split.bt: every one of 2048 16 KiB pwrites seen whole: $line"
+
+bt_start fsync-latency && fio_write fs --fdatasync=1 --size=4m && bt_stop
+calls=$(grep -F '@calls[fio, ' "$scratch/fsync-latency.out" | grep fdatasync | sed 's/.*: //' | sort -n | tail -1)
+[ "${calls:-0}" -ge 255 ]
+ok $? "fsync-latency.bt: fio's fdatasyncs for 256 writes seen (${calls:-0} calls, >= 255)"
+
+# -- scripts/profile ---------------------------------------------------
+"$top/scripts/profile" --scripts untorn-latch,io-latency --out "$scratch/profile" -- \
+	"$UNTORN" bench write "$scratch/store" --seconds 2 --threads 4 --rows 20000 >"$scratch/profile.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q '^@wait_us\[' "$scratch/profile/untorn-latch.txt" &&
+	grep -q '^@issue_to_complete_us' "$scratch/profile/io-latency.txt" &&
+	grep -q "untorn-latch .*untorn-latch.txt" "$scratch/profile.out"
+ok $? "scripts/profile: both scripts saved their histograms (exit $rc)"
+
+ktap_finish
