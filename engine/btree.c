@@ -293,7 +293,9 @@ static int root_raise(struct ut_mtr *m, struct ut_frame **path,
 	n = collect(root, NULL, 0, recs, buf);
 	node_rebuild(m, child, recs, n, tmp);
 	ut_mtr_write(m, child, BT_NEXT, root->area + BT_NEXT, 8);
-	ut_rec_apply_init(&m->eng->geom, root, UT_PAGE_BTREE, root->meta.level + 1);
+	ret = ut_mtr_reinit(m, root, UT_PAGE_BTREE, root->meta.level + 1);
+	if (ret)
+		return ret;
 	ut_mtr_write(m, root, 0, root->area, BT_SLOTS);
 	put_le64(rec, 0);
 	put_le32(rec + 8, page_no);

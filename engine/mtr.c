@@ -143,7 +143,7 @@ void ut_mtr_write(struct ut_mtr *m, struct ut_frame *f, uint32_t off,
 			return;
 		r = m->rec + m->len;
 		r[0] = UT_REC_WRITE;
-		put_le32(r + 1, f->meta.page_no);
+		put_le32(r + 1, f->page_no);
 		r[5] = block;
 		put_le16(r + 6, boff);
 		put_le16(r + 8, n);
@@ -184,13 +184,36 @@ void ut_mtr_write32(struct ut_mtr *m, struct ut_frame *f, uint32_t off,
 	ut_mtr_write(m, f, off, b, 4);
 }
 
+/* Logs INIT for a page this mtr holds X-latched and applies it. */
+static int mtr_init_page(struct ut_mtr *m, struct ut_frame *f, uint16_t type,
+			 uint16_t level)
+{
+	const struct ut_geom *g = &m->eng->geom;
+	struct ut_mtr_page *p = mtr_slot(m, f);
+	unsigned char *r;
+	uint32_t i;
+
+	if (!p)
+		return -EINVAL;
+	if (rec_reserve(m, UT_REC_INIT_SIZE))
+		return -ENOMEM;
+	ut_rec_apply_init(g, f, type, level);
+	r = m->rec + m->len;
+	r[0] = UT_REC_INIT;
+	put_le32(r + 1, f->page_no);
+	put_le16(r + 5, type);
+	put_le16(r + 7, level);
+	m->len += UT_REC_INIT_SIZE;
+	m->n_recs++;
+	p->modified = 1;
+	for (i = 0; i < g->n_blocks; i++)
+		p->touched[i / 64] |= 1ull << (i % 64);
+	return 0;
+}
+
 int ut_mtr_create(struct ut_mtr *m, uint32_t page_no, uint16_t type,
 		  uint16_t level, struct ut_frame **fp)
 {
-	const struct ut_geom *g = &m->eng->geom;
-	struct ut_mtr_page *p;
-	unsigned char *r;
-	uint32_t i;
 	int ret;
 
 	if (m->n_pages == UT_MTR_MAX_PAGES)
@@ -201,19 +224,13 @@ int ut_mtr_create(struct ut_mtr *m, uint32_t page_no, uint16_t type,
 	if (ret)
 		return ret;
 	mtr_track(m, *fp, UT_X);
-	ut_rec_apply_init(g, *fp, type, level);
-	r = m->rec + m->len;
-	r[0] = UT_REC_INIT;
-	put_le32(r + 1, page_no);
-	put_le16(r + 5, type);
-	put_le16(r + 7, level);
-	m->len += UT_REC_INIT_SIZE;
-	m->n_recs++;
-	p = mtr_slot(m, *fp);
-	p->modified = 1;
-	for (i = 0; i < g->n_blocks; i++)
-		p->touched[i / 64] |= 1ull << (i % 64);
-	return 0;
+	return mtr_init_page(m, *fp, type, level);
+}
+
+int ut_mtr_reinit(struct ut_mtr *m, struct ut_frame *f, uint16_t type,
+		  uint16_t level)
+{
+	return mtr_init_page(m, f, type, level);
 }
 
 static void mtr_release_all(struct ut_mtr *m)

@@ -48,6 +48,10 @@ void ut_mtr_release(struct ut_mtr *m, struct ut_frame *f);
 /* A new page: X-latched, area zeroed, INIT logged. */
 int ut_mtr_create(struct ut_mtr *m, uint32_t page_no, uint16_t type,
 		  uint16_t level, struct ut_frame **fp);
+/* Empties a page the mtr holds X-latched, with a new type and level,
+ * logging INIT so that recovery redoes the level too. */
+int ut_mtr_reinit(struct ut_mtr *m, struct ut_frame *f, uint16_t type,
+		  uint16_t level);
 /* Changes bytes of a page's logical area and logs them. */
 void ut_mtr_write(struct ut_mtr *m, struct ut_frame *f, uint32_t off,
 		  const void *src, uint32_t len);

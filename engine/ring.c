@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <untorn/latch.h>
 #include <untorn/ring.h>
 #include "probes.h"
@@ -41,6 +42,7 @@ struct ut_ring {
 	unsigned n_bufs;
 	struct ut_ring_stats stats;
 	char fallback_reason[256];
+	pid_t owner;		/* the process that set the ring up */
 };
 
 static atomic_int fallback_notice_printed;
@@ -115,6 +117,7 @@ int ut_ring_init(struct ut_ring **ringp, unsigned depth, unsigned flags)
 	if (!ring)
 		return -ENOMEM;
 	ring->depth = depth;
+	ring->owner = getpid();
 	if (flags & UT_RING_FALLBACK) {
 		ring_use_fallback(ring, "asked for the pread/pwrite path");
 	} else if (getenv("UNTORN_NO_URING")) {
@@ -164,14 +167,33 @@ static void thread_ring_key_init(void)
 	pthread_key_create(&thread_ring_key, thread_ring_destroy);
 }
 
+/*
+ * A ring inherited across fork() shares its SQ and CQ memory with the
+ * parent's ring: submitting on it would corrupt the parent's.  The child
+ * drops its own mapping and descriptor (which leaves the parent's ring
+ * alone; unregistering files would not) and sets up a new ring.
+ */
+static void ring_forget_inherited(struct ut_ring *ring)
+{
+	if (ring->have_uring)
+		io_uring_queue_exit(&ring->uring);
+	free(ring->files);
+	free(ring->bufs);
+	free(ring);
+}
+
 struct ut_ring *ut_ring_thread(void)
 {
 	struct ut_ring *ring;
 
 	pthread_once(&thread_ring_once, thread_ring_key_init);
 	ring = pthread_getspecific(thread_ring_key);
-	if (ring)
+	if (ring && ring->owner == getpid())
 		return ring;
+	if (ring) {
+		ring_forget_inherited(ring);
+		pthread_setspecific(thread_ring_key, NULL);
+	}
 	if (ut_ring_init(&ring, UT_RING_THREAD_DEPTH, 0))
 		return NULL;
 	pthread_setspecific(thread_ring_key, ring);

@@ -84,7 +84,7 @@ int cmd_verify(int argc, char **argv)
 	struct acks a = { 0 };
 	const char *acks_path = NULL;
 	uint64_t lost = 0, stale = 0;
-	int c, as_json = 0, bad;
+	int c, as_json = 0, bad, scan_ret;
 	FILE *f;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -119,16 +119,21 @@ int cmd_verify(int argc, char **argv)
 		acks_free(&a);
 		return EXIT_ERROR;
 	}
-	ut_scan(eng, 0, verify_row, &s);
+	scan_ret = ut_scan(eng, 0, verify_row, &s);
+	if (scan_ret < 0)
+		/* e.g. -EUCLEAN: a parent and child whose levels disagree */
+		fprintf(stderr, "untorn: %s: the tree is damaged: the full scan stopped after %llu rows: %s; the rows below are what could be read\n",
+			argv[optind], (unsigned long long)s.rows, strerror(-scan_ret));
 	if (acks_path)
 		lost = count_lost(eng, &a, &stale);
-	bad = lost || stale || s.disorder || s.damaged;
+	bad = lost || stale || s.disorder || s.damaged || scan_ret < 0;
 	if (as_json) {
 		struct json j;
 
 		json_begin(&j, stdout);
 		json_str(&j, "store", argv[optind]);
 		json_u64(&j, "rows", s.rows);
+		json_str(&j, "scan_error", scan_ret < 0 ? strerror(-scan_ret) : "");
 		json_u64(&j, "out_of_order", s.disorder);
 		json_u64(&j, "damaged_values", s.damaged);
 		json_u64(&j, "acknowledged", a.n);
