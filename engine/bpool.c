@@ -413,11 +413,14 @@ int ut_prefetch_init(struct ut_prefetch *pf, unsigned cap, uint32_t page_size)
 {
 	memset(pf, 0, sizeof(*pf));
 	pf->cap = cap;
+	pf->staging_cap = 2 * cap;	/* room for holes read through */
 	pf->ios = calloc(cap, sizeof(*pf->ios));
 	pf->frames = calloc(cap, sizeof(*pf->frames));
 	pf->run_first = calloc(cap + 1, sizeof(*pf->run_first));
-	pf->staging = ut_io_alloc((size_t)cap * page_size);
-	if (!pf->ios || !pf->frames || !pf->run_first || !pf->staging) {
+	pf->slot = calloc(cap, sizeof(*pf->slot));
+	pf->staging = ut_io_alloc((size_t)pf->staging_cap * page_size);
+	if (!pf->ios || !pf->frames || !pf->run_first || !pf->slot ||
+	    !pf->staging) {
 		ut_prefetch_free(pf);
 		return -ENOMEM;
 	}
@@ -429,6 +432,7 @@ void ut_prefetch_free(struct ut_prefetch *pf)
 	free(pf->ios);
 	free(pf->frames);
 	free(pf->run_first);
+	free(pf->slot);
 	free(pf->staging);
 	memset(pf, 0, sizeof(*pf));
 }
@@ -460,14 +464,23 @@ static struct ut_frame *prefetch_claim(struct ut_bpool *bp, uint32_t page_no)
 	return f;
 }
 
+/* Pages between the last frame of the batch and page_no (UINT32_MAX when
+ * page_no does not follow it). */
+static uint32_t prefetch_hole(const struct ut_prefetch *pf, uint32_t page_no)
+{
+	uint32_t last = pf->frames[pf->n_frames - 1]->page_no;
+
+	return page_no > last ? page_no - last - 1 : UINT32_MAX;
+}
+
 int ut_prefetch_start(struct ut_bpool *bp, struct ut_prefetch *pf,
 		      const uint32_t *page_nos, unsigned n, unsigned merge,
-		      unsigned unpack_flags)
+		      unsigned gap, unsigned unpack_flags)
 {
 	struct ut_ring *ring = ut_ring_thread();
-	uint32_t ps = bp->geom.page_size;
+	uint32_t ps = bp->geom.page_size, hole;
+	unsigned i, len = 0, slot = 0;
 	struct ut_frame *f;
-	unsigned i, len = 0;
 	uint64_t s0;
 	int ret;
 
@@ -480,18 +493,25 @@ int ut_prefetch_start(struct ut_bpool *bp, struct ut_prefetch *pf,
 		f = prefetch_claim(bp, page_nos[i]);
 		if (!f)
 			continue;
-		/* extend the current run, or start a new read */
-		if (pf->n_ios && len < merge &&
-		    pf->frames[pf->n_frames - 1]->page_no + 1 == f->page_no) {
-			pf->ios[pf->n_ios - 1].len += ps;
-			len++;
+		/* extend the current run (through a short hole), or start a
+		 * new read */
+		/* a hole may use staging only beyond one page for each frame
+		 * the batch may still claim */
+		hole = pf->n_ios ? prefetch_hole(pf, f->page_no) : UINT32_MAX;
+		if (hole <= gap && len + hole + 1 <= merge &&
+		    slot + hole + (pf->cap - pf->n_frames) <= pf->staging_cap) {
+			pf->ios[pf->n_ios - 1].len += (hole + 1) * ps;
+			len += hole + 1;
+			slot += hole;
+			pf->hole_pages_total += hole;
 		} else {
 			pf->run_first[pf->n_ios] = pf->n_frames;
 			ut_io_read(&pf->ios[pf->n_ios++], bp->data_fd,
-				   pf->staging + (size_t)pf->n_frames * ps, ps,
+				   pf->staging + (size_t)slot * ps, ps,
 				   (uint64_t)f->page_no * ps);
 			len = 1;
 		}
+		pf->slot[pf->n_frames] = slot++;
 		pf->frames[pf->n_frames++] = f;
 	}
 	pf->run_first[pf->n_ios] = pf->n_frames;
@@ -527,7 +547,7 @@ int ut_prefetch_finish(struct ut_bpool *bp, struct ut_prefetch *pf)
 			ret = pf->ios[i].res == (int)pf->ios[i].len ? 0 :
 			      (pf->ios[i].res < 0 ? pf->ios[i].res : -EIO);
 			if (!ret) {
-				memcpy(f->area, pf->staging + (size_t)k * ps, ps);
+				memcpy(f->area, pf->staging + (size_t)pf->slot[k] * ps, ps);
 				ret = frame_unpack(bp, f, pf->unpack_flags);
 			}
 			if (ret) {

@@ -151,7 +151,7 @@ static int read_batch(struct ut_engine *eng, struct ut_prefetch *pf,
 	unsigned j;
 	int ret;
 
-	ret = ut_prefetch_start(&eng->pool, pf, pages, n, RECOVER_MERGE,
+	ret = ut_prefetch_start(&eng->pool, pf, pages, n, RECOVER_MERGE, 0,
 				UT_UNPACK_TOLERATE_TORN);
 	/* a page the batch could not read is dropped from the pool: the
 	 * read below tries it again and reports why */

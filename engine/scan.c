@@ -56,7 +56,7 @@ static int submit_sorted(struct scan_ra *ra, const uint32_t *pages, size_t n)
 	memcpy(ra->sorted, pages, n * sizeof(*pages));
 	qsort(ra->sorted, n, sizeof(*ra->sorted), cmp_u32);
 	return ut_prefetch_start(&ra->eng->pool, &ra->pf, ra->sorted, n,
-				 ra->o->merge_pages, 0);
+				 ra->o->merge_pages, ra->o->gap_pages, 0);
 }
 
 /* Logical: the leaves about to be read are ready, and the batch after
@@ -110,7 +110,7 @@ static int linear_hook(struct scan_ra *ra, uint32_t next)
 	if (!i)
 		return 0;
 	if (ut_prefetch_start(&ra->eng->pool, &ra->pf, pages, i,
-			      ra->o->merge_pages, 0) == 0)
+			      ra->o->merge_pages, 0, 0) == 0)
 		ut_prefetch_finish(&ra->eng->pool, &ra->pf);
 	return 0;
 }
@@ -164,7 +164,10 @@ int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
 	ut_prefetch_finish(&eng->pool, &ra.pf);
 	st->seconds = (ut_now_ns() - t0) / 1e9;
 	st->pages_read = eng->pool.stats.reads - reads0;
-	st->bytes_read = st->pages_read * eng->geom.page_size;
+	st->page_size = eng->geom.page_size;
+	/* what the device read: pages kept, and holes read through */
+	st->bytes_read = (st->pages_read + ra.pf.hole_pages_total) *
+			 eng->geom.page_size;
 	st->submits = rs->submits - sub0;
 	/* synchronous reads are one SQE each; merged read-ahead is counted
 	 * per merged request */

@@ -14,13 +14,14 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 UNTORN=${UNTORN:-$top/build/untorn}
 CONTEND=${TEST_OUTPUT:-$top/build/tests}/mutex_contend
 scratch=$(mktemp -d "/tmp/untorn-ebpf-$$-XXXXXX")
-loop="" mnt="" bt_pid="" contend_pid="" unmount_tracefs=""
+loop="" mnt="" bt_pid="" contend_pid="" unmount_tracefs="" unmount_debugfs=""
 cleanup() {
 	[ -n "$bt_pid" ] && kill -TERM "$bt_pid" 2>/dev/null && wait "$bt_pid" 2>/dev/null
 	[ -n "$contend_pid" ] && kill -KILL "$contend_pid" 2>/dev/null
 	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null
 	[ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
 	[ -n "$unmount_tracefs" ] && umount /sys/kernel/tracing 2>/dev/null
+	[ -n "$unmount_debugfs" ] && umount /sys/kernel/debug 2>/dev/null
 	rm -rf "$scratch"
 }
 trap cleanup EXIT
@@ -41,6 +42,9 @@ if ! mountpoint -q /sys/kernel/tracing; then
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || skip_all "tracefs cannot be mounted here"
 	unmount_tracefs=1
 fi
+if ! mountpoint -q /sys/kernel/debug && mount -t debugfs nodev /sys/kernel/debug 2>/dev/null; then
+	unmount_debugfs=1
+fi
 bpftrace -e 'BEGIN { exit(); }' >/dev/null 2>&1 || skip_all "bpftrace cannot load programs here (no BPF?)"
 
 # bt_start NAME ARGS...: starts ebpf/NAME (the variant for this kernel)
@@ -49,7 +53,7 @@ bt_start() {
 	local name=$1 file
 	shift
 	file=$("$top/ebpf/pick" "$name") || return 1
-	bpftrace -B none "$file" "$@" >"$scratch/$name.out" 2>"$scratch/$name.err" &
+	env --default-signal=INT bpftrace -B none "$file" "$@" >"$scratch/$name.out" 2>"$scratch/$name.err" &
 	bt_pid=$!
 	until grep -q "^Tracing" "$scratch/$name.out" 2>/dev/null; do
 		kill -0 "$bt_pid" 2>/dev/null || { bt_pid=""; sed 's/^/# /' "$scratch/$name.err"; return 1; }
@@ -57,9 +61,15 @@ bt_start() {
 	done
 }
 
-# bt_stop: SIGINT (the script prints its maps), wait for it
+# bt_stop: SIGINT (the script prints its maps), repeated once a second
+# in case one goes unnoticed, wait for it
 bt_stop() {
-	kill -INT "$bt_pid"
+	local i
+	for i in $(seq 300); do
+		kill -0 "$bt_pid" 2>/dev/null || break
+		[ $((i % 10)) -eq 1 ] && kill -INT "$bt_pid"
+		sleep 0.1
+	done
 	wait "$bt_pid"
 	bt_pid=""
 }

@@ -76,10 +76,13 @@ static struct ut_engine *open_store(const char *name, uint32_t ps, int random,
 	return eng;
 }
 
+static unsigned gap_pages;	/* holes read through by logical read-ahead */
+
 static int same_as_reference(struct ut_engine *eng, enum ut_readahead ra,
 			     uint64_t from, struct ut_scan_stats *st)
 {
-	struct ut_scan_opts so = { .readahead = ra, .batch = 32, .merge_pages = 8 };
+	struct ut_scan_opts so = { .readahead = ra, .batch = 32, .merge_pages = 8,
+				   .gap_pages = gap_pages };
 	struct collect c = { 0 };
 	double resident;
 	size_t i, first = 0;
@@ -120,6 +123,37 @@ static int policies_agree(const char *name, uint32_t ps, int random)
 }
 
 /* logical read-ahead: far fewer submits than leaves read */
+/* logical read-ahead reading through holes of up to 8 pages: the same
+ * keys, fewer reads, and more bytes than the pages it kept */
+static int holes_read_through(void)
+{
+	struct ut_engine *eng = open_store("holes", 16384, 1, 4 << 20);
+	struct ut_scan_stats exact, holes, part;
+	struct collect c = { 0 };
+	struct ut_err err;
+	int ok;
+
+	if (!eng)
+		return 0;
+	ut_scan(eng, 0, collect_fn, &c);
+	ref = c.keys;
+	n_ref = c.n;
+	ok = same_as_reference(eng, UT_RA_LOGICAL, 0, &exact);
+	gap_pages = 8;
+	ok = ok && same_as_reference(eng, UT_RA_LOGICAL, 0, &holes) &&
+	     same_as_reference(eng, UT_RA_LOGICAL, 3 * 12345, &part);
+	gap_pages = 0;
+	ktap_diag("exact merges: %llu reads, %llu bytes for %llu pages; through holes: %llu reads, %llu bytes for %llu pages",
+		  (unsigned long long)exact.ios, (unsigned long long)exact.bytes_read,
+		  (unsigned long long)exact.pages_read, (unsigned long long)holes.ios,
+		  (unsigned long long)holes.bytes_read, (unsigned long long)holes.pages_read);
+	ok = ok && holes.ios < exact.ios &&
+	     holes.bytes_read > holes.pages_read * 16384;
+	free(ref);
+	ut_engine_close(eng, &err);
+	return ok;
+}
+
 static int batched_submits(void)
 {
 	struct ut_engine *eng = open_store("submits", 16384, 1, 4 << 20);
@@ -233,12 +267,13 @@ static int hot_set_survives(void)
 int main(void)
 {
 	test_scratch_dir("scan");
-	ktap_plan(7);
+	ktap_plan(8);
 	ktap_ok(policies_agree("frag16", 16384, 1), "fragmented tree, 16 KiB pages: none, linear, logical return the reference keys");
 	ktap_ok(policies_agree("seq16", 16384, 0), "sequential tree, 16 KiB pages: all policies agree");
 	ktap_ok(policies_agree("frag4", 4096, 1), "fragmented tree, 4 KiB pages: all policies agree");
 	ktap_ok(policies_agree("seq4", 4096, 0), "sequential tree, 4 KiB pages: all policies agree");
 	ktap_ok(batched_submits(), "logical read-ahead reads many pages per io_uring_submit");
+	ktap_ok(holes_read_through(), "reading through holes of up to 8 pages: the same keys in fewer, longer reads");
 	ktap_ok(eio_mid_batch(), "EIO in the middle of a read-ahead batch: the scan fails, the pool stays consistent");
 	ktap_ok(hot_set_survives(), "a hot set stays resident through a scan of a tree 4x the pool");
 	return ktap_finish();

@@ -4,17 +4,24 @@
  * one file, disk.img, whose every read, write and flush costs what a 7200
  * rpm disk would charge.  A loop device on that file is the emulated disk.
  *
- * Cost of a request at offset o of n bytes, one head, in arrival order:
+ * Cost of a request at offset o of n bytes, one head:
  *   - streaming (o continues the previous request): n / transfer rate;
  *   - otherwise: seek(d) + rotational latency + n / transfer rate, with
- *     seek(d) = seek_min + (seek_max - seek_min) * sqrt(d / disk size)
- *     and the latency uniform in [0, one rotation);
+ *     seek(d) = seek_min + (seek_max - seek_min) * sqrt(d / disk size);
+ *     the platter turns on the virtual clock, a track holds what passes
+ *     the head in one rotation (rate x rotation time), and the latency is
+ *     the wait, after the seek, until o's angle comes under the head;
  *   - a flush (fsync): flush_ms.
- * The head is a lock held while the request's time passes on a virtual
- * clock, so requests queue the way they do on a single actuator.
+ * The head serves one request at a time on a virtual clock.  Requests
+ * that wait for it form the command queue: with --ncq N (default 32) the
+ * head takes next, among the N oldest, the one it can reach soonest
+ * (shortest positioning time first, as NCQ firmware does), unless one has
+ * waited over a second; --ncq 1 serves in arrival order.  The loop device
+ * must use direct I/O (emulate-hdd does) to have several requests in
+ * flight.
  *
  * USAGE: untorn-hdd BACKING_FILE MOUNTPOINT [--seek-min MS] [--seek-max MS]
- *                   [--rpm N] [--mbps N] [--flush-ms MS] [-f]
+ *                   [--rpm N] [--mbps N] [--flush-ms MS] [--ncq N] [-f]
  */
 #define FUSE_USE_VERSION 35
 #include <errno.h>
@@ -33,21 +40,33 @@
 
 #define DISK_NAME "/disk.img"
 
+#define AGING_NS	1000000000ull	/* a request waiting longer goes next */
+
+/* a request waiting for the head */
+struct hdd_req {
+	uint64_t off, len;		/* len 0: a flush */
+	uint64_t arrival_ns;
+	int chosen;
+	pthread_cond_t chosen_cond;
+	struct hdd_req *next;
+};
+
 struct hdd {
 	int fd;
 	uint64_t size;
-	double seek_min_ms, seek_max_ms, rpm, mbps, flush_ms;
-	pthread_mutex_t head;
+	double seek_min_ms, seek_max_ms, rpm, mbps, flush_ms, ncq;
+	pthread_mutex_t queue_lock;	/* everything below */
+	struct hdd_req *queue;		/* arrival order */
+	int head_busy;
 	uint64_t head_pos;		/* byte after the last request */
 	uint64_t head_free_ns;		/* virtual clock: when the head is free */
-	uint64_t rng;
-	uint64_t requests, streamed, busy_ns;
+	uint64_t requests, streamed, reordered, busy_ns;
 };
 
 static struct hdd hdd = {
 	.seek_min_ms = 0.5, .seek_max_ms = 6.0, .rpm = 7200, .mbps = 190,
-	.flush_ms = 4.0, .rng = 0x9e3779b97f4a7c15ull,
-	.head = PTHREAD_MUTEX_INITIALIZER,
+	.flush_ms = 4.0, .ncq = 32,
+	.queue_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
 static uint64_t now_ns(void)
@@ -58,47 +77,136 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static double uniform(void)
+static double rotation_ns(void)
 {
-	hdd.rng ^= hdd.rng << 13;
-	hdd.rng ^= hdd.rng >> 7;
-	hdd.rng ^= hdd.rng << 17;
-	return (hdd.rng >> 11) * (1.0 / 9007199254740992.0);
+	return 60e9 / hdd.rpm;
 }
 
-/* What one request costs, in ns; moves the head.  Head lock held. */
-static uint64_t service_ns(uint64_t off, uint64_t len)
+/* the angle (0..1) of byte off on its track */
+static double angle_of(uint64_t off)
 {
-	double ms = len / (hdd.mbps * 1e6) * 1e3;
+	double track = hdd.mbps * 1e6 * rotation_ns() / 1e9;
+
+	return fmod((double)off, track) / track;
+}
+
+/* Positioning time (seek + rotation) from the head's state, in ns. */
+static double position_ns(uint64_t off, uint64_t at_ns)
+{
+	double seek, arrive, wait;
 	uint64_t dist;
 
-	if (off != hdd.head_pos) {
-		dist = off > hdd.head_pos ? off - hdd.head_pos : hdd.head_pos - off;
-		ms += hdd.seek_min_ms + (hdd.seek_max_ms - hdd.seek_min_ms) *
-		      sqrt((double)dist / (hdd.size ? hdd.size : 1));
-		ms += uniform() * 60000.0 / hdd.rpm;
-	} else {
-		hdd.streamed++;
-	}
-	hdd.head_pos = off + len;
-	return (uint64_t)(ms * 1e6);
+	if (off == hdd.head_pos)
+		return 0;
+	dist = off > hdd.head_pos ? off - hdd.head_pos : hdd.head_pos - off;
+	seek = (hdd.seek_min_ms + (hdd.seek_max_ms - hdd.seek_min_ms) *
+		sqrt((double)dist / (hdd.size ? hdd.size : 1))) * 1e6;
+	arrive = fmod((at_ns + seek) / rotation_ns(), 1.0);
+	wait = angle_of(off) - arrive;
+	if (wait < 0)
+		wait += 1.0;
+	return seek + wait * rotation_ns();
 }
 
-/* Occupies the head for cost ns, then returns: callers hold the lock. */
-static void occupy(uint64_t cost)
+/* What one request costs, in ns, starting at at_ns; moves the head. */
+static uint64_t service_ns(const struct hdd_req *r, uint64_t at_ns)
 {
-	uint64_t start = now_ns();
-	struct timespec until;
+	double ns;
 
+	if (!r->len)
+		return (uint64_t)(hdd.flush_ms * 1e6);
+	ns = position_ns(r->off, at_ns) + r->len / (hdd.mbps * 1e6) * 1e9;
+	if (r->off == hdd.head_pos)
+		hdd.streamed++;
+	hdd.head_pos = r->off + r->len;
+	return (uint64_t)ns;
+}
+
+/* The queued request the head serves next (queue_lock held). */
+static struct hdd_req *queue_pick(uint64_t at_ns)
+{
+	struct hdd_req *r, *best = hdd.queue;
+	double best_ns = -1, ns;
+	unsigned seen = 0;
+
+	if (!best || at_ns - best->arrival_ns > AGING_NS || best->len == 0)
+		return best;	/* starving, or a flush: in order */
+	for (r = hdd.queue; r && seen < (unsigned)hdd.ncq; r = r->next, seen++) {
+		if (!r->len)
+			break;	/* nothing passes a flush */
+		ns = position_ns(r->off, at_ns);
+		if (best_ns < 0 || ns < best_ns) {
+			best_ns = ns;
+			best = r;
+		}
+	}
+	if (best != hdd.queue)
+		hdd.reordered++;
+	return best;
+}
+
+static void queue_remove(struct hdd_req *r)
+{
+	struct hdd_req **p;
+
+	for (p = &hdd.queue; *p; p = &(*p)->next)
+		if (*p == r) {
+			*p = r->next;
+			return;
+		}
+}
+
+/* Hands the free head to the next request (queue_lock held). */
+static void head_dispatch(void)
+{
+	uint64_t now = now_ns();
+	struct hdd_req *r;
+
+	if (hdd.head_busy || !hdd.queue)
+		return;
+	r = queue_pick(hdd.head_free_ns > now ? hdd.head_free_ns : now);
+	queue_remove(r);
+	r->chosen = 1;
+	hdd.head_busy = 1;
+	pthread_cond_signal(&r->chosen_cond);
+}
+
+/*
+ * Queues a request, waits until the head takes it, lets its service time
+ * pass on the virtual clock, and frees the head for the next one.
+ */
+static void occupy(uint64_t off, uint64_t len)
+{
+	struct hdd_req r = { .off = off, .len = len, .arrival_ns = now_ns() };
+	struct hdd_req **tail;
+	struct timespec until;
+	uint64_t start, cost;
+
+	pthread_cond_init(&r.chosen_cond, NULL);
+	pthread_mutex_lock(&hdd.queue_lock);
+	for (tail = &hdd.queue; *tail; tail = &(*tail)->next)
+		;
+	*tail = &r;
+	head_dispatch();
+	while (!r.chosen)
+		pthread_cond_wait(&r.chosen_cond, &hdd.queue_lock);
+	start = now_ns();
 	if (hdd.head_free_ns > start)
 		start = hdd.head_free_ns;
+	cost = service_ns(&r, start);
 	hdd.head_free_ns = start + cost;
 	hdd.busy_ns += cost;
 	hdd.requests++;
-	until.tv_sec = hdd.head_free_ns / 1000000000ull;
-	until.tv_nsec = hdd.head_free_ns % 1000000000ull;
+	pthread_mutex_unlock(&hdd.queue_lock);
+	until.tv_sec = (start + cost) / 1000000000ull;
+	until.tv_nsec = (start + cost) % 1000000000ull;
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
 		;
+	pthread_mutex_lock(&hdd.queue_lock);
+	hdd.head_busy = 0;
+	head_dispatch();
+	pthread_mutex_unlock(&hdd.queue_lock);
+	pthread_cond_destroy(&r.chosen_cond);
 }
 
 static int hdd_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
@@ -150,10 +258,8 @@ static int hdd_read(const char *path, char *buf, size_t len, off_t off,
 
 	(void)path;
 	(void)fi;
-	pthread_mutex_lock(&hdd.head);
-	occupy(service_ns(off, len));
+	occupy(off, len);
 	n = pread(hdd.fd, buf, len, off);
-	pthread_mutex_unlock(&hdd.head);
 	return n < 0 ? -errno : (int)n;
 }
 
@@ -166,10 +272,8 @@ static int hdd_write(const char *path, const char *buf, size_t len, off_t off,
 	(void)fi;
 	if ((uint64_t)off + len > hdd.size)
 		return -ENOSPC;
-	pthread_mutex_lock(&hdd.head);
-	occupy(service_ns(off, len));
+	occupy(off, len);
 	n = pwrite(hdd.fd, buf, len, off);
-	pthread_mutex_unlock(&hdd.head);
 	return n < 0 ? -errno : (int)n;
 }
 
@@ -178,9 +282,7 @@ static int hdd_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 	(void)path;
 	(void)datasync;
 	(void)fi;
-	pthread_mutex_lock(&hdd.head);
-	occupy((uint64_t)(hdd.flush_ms * 1e6));
-	pthread_mutex_unlock(&hdd.head);
+	occupy(0, 0);	/* the model's disk has no power to lose */
 	return 0;
 }
 
@@ -190,15 +292,19 @@ static void *hdd_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	cfg->kernel_cache = 0;
 	conn->max_write = 1 << 20;
 	conn->max_read = 1 << 20;	/* must match -o max_read */
+	/* let a command queue's worth of requests reach the model at once
+	 * (the kernel's default is 12 asynchronous requests) */
+	conn->max_background = 64;
+	conn->congestion_threshold = 48;
 	return NULL;
 }
 
 static void hdd_destroy(void *data)
 {
 	(void)data;
-	fprintf(stderr, "untorn-hdd: %llu requests, %llu streamed, head busy %.1f s\n",
+	fprintf(stderr, "untorn-hdd: %llu requests, %llu streamed, %llu reordered, head busy %.1f s\n",
 		(unsigned long long)hdd.requests, (unsigned long long)hdd.streamed,
-		hdd.busy_ns / 1e9);
+		(unsigned long long)hdd.reordered, hdd.busy_ns / 1e9);
 }
 
 static const struct fuse_operations hdd_ops = {
@@ -229,12 +335,15 @@ static int parse_model(int *argc, char **argv)
 			v = &hdd.mbps;
 		else if (!strcmp(argv[i], "--flush-ms"))
 			v = &hdd.flush_ms;
+		else if (!strcmp(argv[i], "--ncq"))
+			v = &hdd.ncq;
 		if (!v) {
 			argv[out++] = argv[i];
 			continue;
 		}
 		if (i + 1 >= *argc || (*v = atof(argv[i + 1])) < 0 ||
-		    (v == &hdd.rpm && *v < 1) || (v == &hdd.mbps && *v <= 0)) {
+		    (v == &hdd.rpm && *v < 1) || (v == &hdd.mbps && *v <= 0) ||
+		    (v == &hdd.ncq && (*v < 1 || *v > 256))) {
 			fprintf(stderr, "untorn-hdd: %s needs a positive number\n", argv[i]);
 			return -1;
 		}
@@ -251,7 +360,7 @@ int main(int argc, char **argv)
 	int fargc = 0, i;
 
 	if (parse_model(&argc, argv) || argc < 3) {
-		fprintf(stderr, "usage: untorn-hdd BACKING_FILE MOUNTPOINT [--seek-min MS] [--seek-max MS] [--rpm N] [--mbps N] [--flush-ms MS] [-f]\n");
+		fprintf(stderr, "usage: untorn-hdd BACKING_FILE MOUNTPOINT [--seek-min MS] [--seek-max MS] [--rpm N] [--mbps N] [--flush-ms MS] [--ncq N] [-f]\n");
 		return 2;
 	}
 	hdd.fd = open(argv[1], O_RDWR | O_CLOEXEC);
@@ -264,7 +373,9 @@ int main(int argc, char **argv)
 	fargv[fargc++] = argv[0];
 	fargv[fargc++] = argv[2];
 	fargv[fargc++] = "-o";
-	fargv[fargc++] = "allow_other,default_permissions,fsname=untorn-hdd,max_read=1048576";
+	/* max_threads: one FUSE thread per queued request, as deep as the
+	 * command queue the model reorders */
+	fargv[fargc++] = "allow_other,default_permissions,fsname=untorn-hdd,max_read=1048576,max_threads=64";
 	for (i = 3; i < argc && fargc < 15; i++)
 		fargv[fargc++] = argv[i];
 	fargv[fargc] = NULL;

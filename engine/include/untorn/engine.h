@@ -90,15 +90,19 @@ struct ut_scan_opts {
 	enum ut_readahead readahead;
 	unsigned batch;		/* leaves per read-ahead batch (default 64) */
 	unsigned merge_pages;	/* largest merged read, in pages (default 16) */
+	unsigned gap_pages;	/* read through holes of up to this many
+				 * pages to merge two reads (default 0) */
 };
 
 struct ut_scan_stats {
 	uint64_t rows;
 	uint64_t pages_read;	/* pages that came from the disk */
 	uint64_t ios;		/* read requests */
-	uint64_t bytes_read;
+	uint64_t bytes_read;	/* by the device: pages, and holes read
+				 * through (gap_pages) */
 	uint64_t submits;	/* io_uring_submit calls */
 	double seconds;
+	uint32_t page_size;
 };
 
 /* A scan in key order from `from` with read-ahead; fn as for ut_scan. */
