@@ -88,9 +88,9 @@ static void facts_text(const struct ut_fscaps *c)
 	       c->rotational < 0 ? "rotational unknown" :
 	       c->rotational ? "rotational" : "non-rotational");
 	if (c->jbd2_max_txn_blocks)
-		printf("jbd2 journal    transactions of up to %u blocks (journal about %u MiB)\n",
+		printf("jbd2 journal    transactions of up to %u blocks (%u MiB)\n",
 		       c->jbd2_max_txn_blocks,
-		       (unsigned)((uint64_t)c->jbd2_max_txn_blocks * 4 * c->fs_block >> 20));
+		       (unsigned)((uint64_t)c->jbd2_max_txn_blocks * c->fs_block >> 20));
 	printf("untorn_jw       %s\n", c->jw_module ? "loaded" : "not loaded");
 }
 

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# mkfs_test.sh - scripts/mkfs-journal and scripts/mkfs-atomic on files
+# (loop devices, root): the filesystem is made and mounted with the
+# options the guard needs, the journal is sized by the rule, the verdict
+# says the guard is safe; a mounted or attached target, an existing
+# filesystem without --force, and bad options are refused with exit 2 and
+# nothing changed.
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+scratch=$(mktemp -d "/var/tmp/untorn-mkfs-$$-XXXXXX")
+cleanup() {
+	local m l
+	for m in "$scratch"/mnt*; do mountpoint -q "$m" 2>/dev/null && umount "$m"; done
+	for l in $(losetup -j "$scratch/j.img" 2>/dev/null | cut -d: -f1) \
+		 $(losetup -j "$scratch/a.img" 2>/dev/null | cut -d: -f1); do
+		losetup -d "$l"
+	done
+	rm -rf "$scratch"
+}
+trap cleanup EXIT
+. "$(dirname "$0")/ktap.sh"
+PLAN=9
+ktap_plan $PLAN
+
+skip_all() {
+	local i
+	for i in $(seq $((ktap_n + 1)) $PLAN); do echo "ok $i mkfs # SKIP $1"; done
+	echo "# Totals: pass:$ktap_n fail:0 xfail:0 xpass:0 skip:$((PLAN - ktap_n)) error:0"
+	exit 4
+}
+[ "$(id -u)" -eq 0 ] || skip_all "needs root for mkfs, mount and loop devices"
+for t in mkfs.ext4 mkfs.xfs losetup blkid findmnt dumpe2fs; do
+	command -v $t >/dev/null || skip_all "$t not installed (apt-get install e2fsprogs xfsprogs util-linux)"
+done
+losetup -f >/dev/null 2>&1 || skip_all "no free loop device"
+
+unmount_detach() {	# MOUNTPOINT
+	local dev
+	dev=$(findmnt -rn -o SOURCE "$1")
+	umount "$1" && losetup -d "$dev"
+}
+
+"$top/scripts/mkfs-journal" "$scratch/j.img" --size 1G --mount "$scratch/mnt-j" >"$scratch/out" 2>&1
+rc=$?
+opts=$(findmnt -rn -o OPTIONS "$scratch/mnt-j")
+[ $rc -eq 0 ] && echo "$opts" | grep -q 'data=journal' && echo "$opts" | grep -q noatime &&
+	grep -q "^  $scratch/j.img $scratch/mnt-j ext4 loop,data=journal,commit=5,barrier=1,noatime 0 2" "$scratch/out" &&
+	grep -q 'untorn --guard journal *SAFE' "$scratch/out"
+ok $? "mkfs-journal on a new file: mounted data=journal,noatime, fstab line, journal guard SAFE"
+sed 's/^/# /' "$scratch/out" | head -4
+
+dev=$(findmnt -rn -o SOURCE "$scratch/mnt-j")
+jsize=$(dumpe2fs -h "$dev" 2>/dev/null | sed -n 's/^Total journal size: *//p')
+[ "$jsize" = 256M ]
+ok $? "auto journal: 4 x 50 MB/s x 5 s = 1000 MiB capped at a quarter of 1 GiB: 256M (dumpe2fs: $jsize)"
+
+# refusals: nothing may change
+"$top/scripts/mkfs-journal" "$dev" --mount "$scratch/mnt-x" --force >"$scratch/err" 2>&1; r1=$?
+grep -q "is mounted" "$scratch/err" && [ $r1 -eq 2 ] && [ ! -e "$scratch/mnt-x" ]
+ok $? "a mounted device is refused even with --force (exit $r1): $(head -1 "$scratch/err")"
+unmount_detach "$scratch/mnt-j"
+sum_before=$(sha256sum "$scratch/j.img" | cut -d' ' -f1)
+"$top/scripts/mkfs-journal" "$scratch/j.img" --mount "$scratch/mnt-j" >"$scratch/err" 2>&1; r2=$?
+[ $r2 -eq 2 ] && grep -q "already holds a ext4 filesystem; add --force" "$scratch/err" &&
+	[ "$(sha256sum "$scratch/j.img" | cut -d' ' -f1)" = "$sum_before" ] && [ -z "$(losetup -j "$scratch/j.img")" ]
+ok $? "an existing filesystem without --force: exit $r2, file unchanged, no loop device left"
+
+"$top/scripts/mkfs-journal" "$scratch/j.img" --mount "$scratch/mnt-j" --force --journal-size 128M --commit 2 >"$scratch/out" 2>&1
+rc=$?
+dev=$(findmnt -rn -o SOURCE "$scratch/mnt-j")
+[ $rc -eq 0 ] && [ "$(dumpe2fs -h "$dev" 2>/dev/null | sed -n 's/^Total journal size: *//p')" = 128M ] &&
+	findmnt -rn -o OPTIONS "$scratch/mnt-j" | grep -q 'commit=2'
+ok $? "--force --journal-size 128M --commit 2: remade with those"
+unmount_detach "$scratch/mnt-j"
+
+bad=0
+for args in "--mount" "$scratch/j.img --mount $scratch/m --commit soon" "$scratch/j.img --mount $scratch/m --bogus" \
+	    "$scratch --mount $scratch/m" "$scratch/none.img --mount $scratch/m" "$scratch/j.img"; do
+	# shellcheck disable=SC2086
+	"$top/scripts/mkfs-journal" $args >/dev/null 2>"$scratch/err"
+	r=$?
+	if [ $r -ne 2 ] || [ "$(wc -l <"$scratch/err")" -ne 1 ]; then
+		bad=1
+		echo "# mkfs-journal $args: exit $r: $(cat "$scratch/err")"
+	fi
+done
+[ $bad -eq 0 ] && [ ! -e "$scratch/none.img" ] && [ "$(sha256sum "$scratch/j.img" | cut -d' ' -f1)" != "$sum_before" ]
+ok $? "bad input (no target, bad --commit, unknown option, a directory, a missing file without --size, no --mount): exit 2, one line"
+
+"$top/scripts/mkfs-journal" --help | grep -q "4 x rate x commit"
+ok $? "--help explains the journal sizing rule"
+
+"$top/scripts/mkfs-atomic" "$scratch/a.img" --size 1G --mount "$scratch/mnt-a" >"$scratch/out" 2>&1
+rc=$?
+sed 's/^/# /' "$scratch/out" | head -3
+if [ $rc -eq 0 ] && grep -q 'statx allows atomic writes' "$scratch/out"; then
+	grep -q 'untorn --guard atomic *SAFE' "$scratch/out" && [ "$(findmnt -rn -o FSTYPE "$scratch/mnt-a")" = xfs ]
+	ok $? "mkfs-atomic: XFS reflink mounted, atomic guard SAFE for 16k pages"
+elif [ $rc -eq 0 ]; then
+	echo "ok $((ktap_n + 1)) mkfs-atomic # SKIP this kernel offers no RWF_ATOMIC on XFS (Linux 6.16+)"
+	ktap_n=$((ktap_n + 1))
+else
+	ok 1 "mkfs-atomic: XFS reflink mounted (exit $rc)"
+fi
+mountpoint -q "$scratch/mnt-a" && unmount_detach "$scratch/mnt-a"
+"$top/scripts/mkfs-atomic" "$scratch/a.img" --mount "$scratch/mnt-a" >/dev/null 2>"$scratch/err"; r=$?
+[ $r -eq 2 ] && grep -q "already holds a xfs filesystem" "$scratch/err"
+ok $? "mkfs-atomic refuses an existing XFS without --force (exit $r)"
+
+ktap_finish
