@@ -53,7 +53,8 @@ int ut_engine_alloc_page(struct ut_engine *eng, uint32_t *page_no)
 
 int ut_engine_checkpoint(struct ut_engine *eng)
 {
-	uint64_t lsn, oldest, t0 = ut_now_ns();
+	uint64_t lsn, oldest;
+	uint64_t t0 = UT_PROBE_ENABLED(checkpoint__done) ? ut_now_ns() : 0;
 	struct ut_ckpt ck;
 	int ret = 0;
 
@@ -80,7 +81,8 @@ int ut_engine_checkpoint(struct ut_engine *eng)
 		goto out_unlock;
 	atomic_fetch_add(&eng->checkpoints, 1);
 	ut_redo_set_checkpoint(&eng->log, lsn);
-	UT_PROBE(checkpoint__done, lsn, ut_now_ns() - t0);
+	if (t0)
+		UT_PROBE(checkpoint__done, lsn, ut_now_ns() - t0);
 out_unlock:
 	ut_mutex_unlock(&eng->ckpt_mutex);
 	return ret;

@@ -254,12 +254,13 @@ static int log_tail_damaged(const struct ut_redo_scan *scan)
 static uint64_t phase_start(const char *name)
 {
 	UT_PROBE(recovery__phase__start, name);
-	return ut_now_ns();
+	return UT_PROBE_ENABLED(recovery__phase__done) ? ut_now_ns() : 0;
 }
 
 static void phase_done(const char *name, uint64_t t0, uint64_t items)
 {
-	UT_PROBE(recovery__phase__done, name, ut_now_ns() - t0, items);
+	if (t0)
+		UT_PROBE(recovery__phase__done, name, ut_now_ns() - t0, items);
 }
 
 int ut_recover(struct ut_engine *eng, struct ut_recovery_report *rep,

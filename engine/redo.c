@@ -340,9 +340,11 @@ int ut_redo_flush_to(struct ut_redo *log, uint64_t lsn)
 		groups = log->groups_appended - log->groups_written;
 		log->groups_written = log->groups_appended;
 		ut_mutex_unlock(&log->mutex);
-		t0 = ut_now_ns();
+		t0 = UT_PROBE_ENABLED(log__group__commit) ? ut_now_ns() : 0;
 		ret = log_write(log, from, len);
-		UT_PROBE(log__group__commit, groups, len, end, ut_now_ns() - t0);
+		if (t0)
+			UT_PROBE(log__group__commit, groups, len, end,
+				 ut_now_ns() - t0);
 		ut_mutex_lock(&log->mutex);
 		log->writer_active = 0;
 		if (ret) {

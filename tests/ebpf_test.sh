@@ -26,51 +26,37 @@ cleanup() {
 }
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
-PLAN=11
-ktap_plan $PLAN
-
-skip_all() {
-	local i
-	for i in $(seq $((ktap_n + 1)) $PLAN); do echo "ok $i ebpf # SKIP $1"; done
-	echo "# Totals: pass:$ktap_n fail:0 xfail:0 xpass:0 skip:$((PLAN - ktap_n)) error:0"
-	exit 4
-}
-[ "$(id -u)" -eq 0 ] || skip_all "needs root for bpftrace"
-command -v bpftrace >/dev/null || skip_all "bpftrace not installed (apt-get install bpftrace)"
-command -v fio >/dev/null || skip_all "fio not installed (apt-get install fio)"
+. "$top/scripts/lib/bt.sh"
+ktap_plan 11
+[ "$(id -u)" -eq 0 ] || ktap_skip_rest ebpf "needs root for bpftrace"
+command -v bpftrace >/dev/null || ktap_skip_rest ebpf "bpftrace not installed (apt-get install bpftrace)"
+command -v fio >/dev/null || ktap_skip_rest ebpf "fio not installed (apt-get install fio)"
 if ! mountpoint -q /sys/kernel/tracing; then
-	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || skip_all "tracefs cannot be mounted here"
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || ktap_skip_rest ebpf "tracefs cannot be mounted here"
 	unmount_tracefs=1
 fi
 if ! mountpoint -q /sys/kernel/debug && mount -t debugfs nodev /sys/kernel/debug 2>/dev/null; then
 	unmount_debugfs=1
 fi
-bpftrace -e 'BEGIN { exit(); }' >/dev/null 2>&1 || skip_all "bpftrace cannot load programs here (no BPF?)"
+bpftrace -e 'BEGIN { exit(); }' >/dev/null 2>&1 || ktap_skip_rest ebpf "bpftrace cannot load programs here (no BPF?)"
 
 # bt_start NAME ARGS...: starts ebpf/NAME (the variant for this kernel)
-# and returns once its BEGIN has run, i.e. all its probes are attached
+# and returns once all its probes are attached
 bt_start() {
 	local name=$1 file
 	shift
 	file=$("$top/ebpf/pick" "$name") || return 1
-	env --default-signal=INT bpftrace -B none "$file" "$@" >"$scratch/$name.out" 2>"$scratch/$name.err" &
-	bt_pid=$!
-	until grep -q "^Tracing" "$scratch/$name.out" 2>/dev/null; do
-		kill -0 "$bt_pid" 2>/dev/null || { bt_pid=""; sed 's/^/# /' "$scratch/$name.err"; return 1; }
-		sleep 0.1
-	done
+	bt_launch "$scratch/$name.out" "$scratch/$name.err" "$file" "$@"
+	bt_pid=$bt_launched
+	bt_wait_attached "$bt_pid" "$scratch/$name.out" && return 0
+	bt_pid=""
+	sed 's/^/# /' "$scratch/$name.err"
+	return 1
 }
 
-# bt_stop: SIGINT (the script prints its maps), repeated once a second
-# in case one goes unnoticed, wait for it
+# bt_stop: the script prints its maps and exits
 bt_stop() {
-	local i
-	for i in $(seq 300); do
-		kill -0 "$bt_pid" 2>/dev/null || break
-		[ $((i % 10)) -eq 1 ] && kill -INT "$bt_pid"
-		sleep 0.1
-	done
-	wait "$bt_pid"
+	bt_stop_pid "$bt_pid" INT
 	bt_pid=""
 }
 
@@ -87,7 +73,7 @@ ok $? "the binary's USDT probes are exactly the ones ebpf/PROBES.md lists ($(ech
 [ "$probes" = "$documented" ] || diff <(echo "$probes") <(echo "$documented") | sed 's/^/# /'
 
 "$UNTORN" init "$scratch/store" >/dev/null && "$UNTORN" load "$scratch/store" --rows 20000 >/dev/null ||
-	skip_all "cannot make a store in $scratch"
+	ktap_skip_rest ebpf "cannot make a store in $scratch"
 
 # -- engine scripts during one bench write -----------------------------
 bench() {
@@ -138,7 +124,7 @@ ok $? "pthread-mutex.bt: contended locks of mutex_contend ($w), wait histogram a
 truncate -s 300M "$scratch/fs.img"
 mkfs.ext4 -q -F "$scratch/fs.img" && loop=$(losetup -f --show "$scratch/fs.img") &&
 	mkdir -p "$scratch/mnt" && mount -o data=journal "$loop" "$scratch/mnt" && mnt=$scratch/mnt ||
-	skip_all "cannot mount an ext4 data=journal loop device"
+	ktap_skip_rest ebpf "cannot mount an ext4 data=journal loop device"
 minor=$((0x$(stat -c %T "$loop")))
 major=$((0x$(stat -c %t "$loop")))
 

@@ -24,15 +24,9 @@ trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
 ktap_plan 12
 
-skip_all() {
-	local i
-	for i in $(seq $((ktap_n + 1)) 12); do echo "ok $i guards # SKIP $1"; done
-	echo "# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:12 error:0"
-	exit 4
-}
-[ "$(id -u)" -eq 0 ] || skip_all "needs root for loop devices and mounts"
+[ "$(id -u)" -eq 0 ] || ktap_skip_rest guards "needs root for loop devices and mounts"
 for t in losetup mkfs.ext4 mkfs.xfs mount; do
-	command -v $t >/dev/null || skip_all "$t not installed (apt-get install e2fsprogs xfsprogs)"
+	command -v $t >/dev/null || ktap_skip_rest guards "$t not installed (apt-get install e2fsprogs xfsprogs)"
 done
 
 # mkfs_mount NAME MKFS-CMD MOUNT-OPTS: a 400 MiB loop filesystem at $scratch/NAME
@@ -48,9 +42,9 @@ mkfs_mount() {
 	eval "dev_$1=$dev"
 }
 
-mkfs_mount ordered "mkfs.ext4 -q -F -b 4096" "" || skip_all "cannot make an ext4 loop filesystem"
-mkfs_mount journal "mkfs.ext4 -q -F -b 4096" "data=journal" || skip_all "cannot mount ext4 data=journal"
-mkfs_mount xfs "mkfs.xfs -q -f -m reflink=1" "" || skip_all "cannot make an XFS reflink filesystem"
+mkfs_mount ordered "mkfs.ext4 -q -F -b 4096" "" || ktap_skip_rest guards "cannot make an ext4 loop filesystem"
+mkfs_mount journal "mkfs.ext4 -q -F -b 4096" "data=journal" || ktap_skip_rest guards "cannot mount ext4 data=journal"
+mkfs_mount xfs "mkfs.xfs -q -f -m reflink=1" "" || ktap_skip_rest guards "cannot make an XFS reflink filesystem"
 
 "$FSCHECK" "$scratch/journal" >"$scratch/out"; r16=$?
 "$FSCHECK" "$scratch/journal" --page-size 4k >/dev/null; r4=$?

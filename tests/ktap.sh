@@ -25,6 +25,15 @@ ok() {	# ok STATUS DESCRIPTION: STATUS 0 passes
 	fi
 }
 
+# ktap_skip_rest NAME REASON: the cases not run yet are skipped (a missing
+# tool, privilege or kernel feature), and exit 4 tells run-tests so
+ktap_skip_rest() {
+	local i
+	for i in $(seq $((ktap_n + 1)) "$ktap_planned"); do echo "ok $i $1 # SKIP $2"; done
+	echo "# Totals: pass:$((ktap_n - ktap_failed)) fail:$ktap_failed xfail:0 xpass:0 skip:$((ktap_planned - ktap_n)) error:0"
+	exit 4
+}
+
 ktap_finish() {
 	if [ $ktap_n -ne $ktap_planned ]; then
 		echo "# planned $ktap_planned tests, ran $ktap_n"

@@ -22,20 +22,12 @@ cleanup() {
 }
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
-PLAN=9
-ktap_plan $PLAN
-
-skip_all() {
-	local i
-	for i in $(seq $((ktap_n + 1)) $PLAN); do echo "ok $i mkfs # SKIP $1"; done
-	echo "# Totals: pass:$ktap_n fail:0 xfail:0 xpass:0 skip:$((PLAN - ktap_n)) error:0"
-	exit 4
-}
-[ "$(id -u)" -eq 0 ] || skip_all "needs root for mkfs, mount and loop devices"
+ktap_plan 9
+[ "$(id -u)" -eq 0 ] || ktap_skip_rest mkfs "needs root for mkfs, mount and loop devices"
 for t in mkfs.ext4 mkfs.xfs losetup blkid findmnt dumpe2fs; do
-	command -v $t >/dev/null || skip_all "$t not installed (apt-get install e2fsprogs xfsprogs util-linux)"
+	command -v $t >/dev/null || ktap_skip_rest mkfs "$t not installed (apt-get install e2fsprogs xfsprogs util-linux)"
 done
-losetup -f >/dev/null 2>&1 || skip_all "no free loop device"
+losetup -f >/dev/null 2>&1 || ktap_skip_rest mkfs "no free loop device"
 
 unmount_detach() {	# MOUNTPOINT
 	local dev

@@ -100,19 +100,26 @@ static int same_as_reference(struct ut_engine *eng, enum ut_readahead ra,
 	return ok;
 }
 
+/* The plain scan's keys: the reference every policy must return. */
+static void take_reference(struct ut_engine *eng)
+{
+	struct collect c = { 0 };
+
+	ut_scan(eng, 0, collect_fn, &c);
+	ref = c.keys;
+	n_ref = c.n;
+}
+
 static int policies_agree(const char *name, uint32_t ps, int random)
 {
 	struct ut_engine *eng = open_store(name, ps, random, 2 << 20);
 	struct ut_scan_stats st;
-	struct collect c = { 0 };
 	struct ut_err err;
 	int ok = 1, ra;
 
 	if (!eng)
 		return 0;
-	ut_scan(eng, 0, collect_fn, &c);
-	ref = c.keys;
-	n_ref = c.n;
+	take_reference(eng);
 	ok = n_ref == ROWS;
 	for (ra = UT_RA_NONE; ra <= UT_RA_LOGICAL && ok; ra++)
 		ok = same_as_reference(eng, ra, 0, &st) &&
@@ -122,22 +129,18 @@ static int policies_agree(const char *name, uint32_t ps, int random)
 	return ok;
 }
 
-/* logical read-ahead: far fewer submits than leaves read */
 /* logical read-ahead reading through holes of up to 8 pages: the same
  * keys, fewer reads, and more bytes than the pages it kept */
 static int holes_read_through(void)
 {
 	struct ut_engine *eng = open_store("holes", 16384, 1, 4 << 20);
 	struct ut_scan_stats exact, holes, part;
-	struct collect c = { 0 };
 	struct ut_err err;
 	int ok;
 
 	if (!eng)
 		return 0;
-	ut_scan(eng, 0, collect_fn, &c);
-	ref = c.keys;
-	n_ref = c.n;
+	take_reference(eng);
 	ok = same_as_reference(eng, UT_RA_LOGICAL, 0, &exact);
 	gap_pages = 8;
 	ok = ok && same_as_reference(eng, UT_RA_LOGICAL, 0, &holes) &&
@@ -154,19 +157,17 @@ static int holes_read_through(void)
 	return ok;
 }
 
+/* logical read-ahead: far fewer submits than leaves read */
 static int batched_submits(void)
 {
 	struct ut_engine *eng = open_store("submits", 16384, 1, 4 << 20);
 	struct ut_scan_stats none, logical;
-	struct collect c = { 0 };
 	struct ut_err err;
 	int ok;
 
 	if (!eng)
 		return 0;
-	ut_scan(eng, 0, collect_fn, &c);
-	ref = c.keys;
-	n_ref = c.n;
+	take_reference(eng);
 	ok = same_as_reference(eng, UT_RA_NONE, 0, &none) &&
 	     same_as_reference(eng, UT_RA_LOGICAL, 0, &logical);
 	ktap_diag("none: %llu pages, %llu submits; logical: %llu pages, %llu reads, %llu submits",

@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: MIT
+#
+# bt.sh - starting and stopping bpftrace scripts in the background, shared
+# by scripts/profile and tests/ebpf_test.sh (source it).
+#
+# bash starts background jobs with SIGINT ignored, and bpftrace only
+# prints its maps when SIGINT stops it: env --default-signal undoes the
+# inheritance.  Every script in ebpf/ prints "Tracing ..." from BEGIN,
+# which runs once all of its probes are attached.
+
+# bt_launch OUT ERR SCRIPT ARGS...: starts it, its pid in bt_launched
+bt_launch() {
+	local out=$1 err=$2
+	shift 2
+	env --default-signal=INT bpftrace -B none "$@" >"$out" 2>"$err" &
+	bt_launched=$!
+}
+
+# bt_wait_attached PID OUT: returns once the script is attached, 1 if it
+# died first
+bt_wait_attached() {
+	until grep -q '^Tracing' "$2" 2>/dev/null; do
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+	done
+}
+
+# bt_stop_pid PID SIGNAL: sends SIGNAL (INT: the script prints its maps),
+# repeated once a second in case one goes unnoticed, SIGTERM after 30 s,
+# and reaps it
+bt_stop_pid() {
+	local pid=$1 sig=$2 i
+	for i in $(seq 300); do
+		kill -0 "$pid" 2>/dev/null || break
+		[ $((i % 10)) -eq 1 ] && kill -"$sig" "$pid" 2>/dev/null
+		[ "$i" -eq 300 ] && kill -TERM "$pid" 2>/dev/null
+		sleep 0.1
+	done
+	wait "$pid" 2>/dev/null
+}
