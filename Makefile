@@ -8,9 +8,14 @@
 #   make test            run the KTAP test suite (tests/)
 #   make check           install build dependencies if missing, build, test
 #   make crash-test      power-cut simulation, 200 cuts per guard x filesystem
-#   make demo            make a store in build/demo-store, load it, run the
-#                        write benchmark, check it
+#   make demo            the main job: every guard's bench write and every
+#                        read policy's cold scan on an SSD-like loop device
+#                        and the HDD model, one table, PNG + JSON in
+#                        $(UNTORN_DEMO_DIR) (default /var/tmp/untorn-demo)
 #   make install PREFIX=/usr/local DESTDIR=
+#                        command, library, header, pkg-config file, man
+#                        pages; scripts, bpftrace scripts and fio jobs in
+#                        PREFIX/share/untorn, the scripts as untorn-NAME
 
 VERSION    := 0.1.0
 SOVERSION  := 0
@@ -86,17 +91,21 @@ check: deps
 	$(MAKE) all
 	$(MAKE) test
 
-demo: all
-	rm -rf $(BUILD)/demo-store
-	$(UNTORN) init $(BUILD)/demo-store --page-size 16k --guard doublewrite
-	$(UNTORN) load $(BUILD)/demo-store --rows 50000 --order random
-	$(UNTORN) bench write $(BUILD)/demo-store --threads 4 --seconds 3
-	$(UNTORN) info $(BUILD)/demo-store
-	$(UNTORN) check $(BUILD)/demo-store
+# installs what is missing first when root (as check does)
+demo: $(if $(filter 0,$(shell id -u)),deps)
+	$(MAKE) all
+	UNTORN=$(abspath $(UNTORN)) UNTORN_HDD=$(abspath $(HDD)) scripts/demo
+
+# the scripts users run, installed as PREFIX/bin/untorn-NAME
+USER_SCRIPTS := bench-matrix bt-plot crash-sim demo emulate-hdd fio-compare \
+		mkfs-atomic mkfs-journal profile profile-overhead scan-matrix
+SHARE        := $(DESTDIR)$(PREFIX)/share/untorn
+MANDIR       := $(DESTDIR)$(PREFIX)/share/man
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-		$(DESTDIR)$(PREFIX)/include/untorn
+		$(DESTDIR)$(PREFIX)/include/untorn $(SHARE)/scripts/lib $(SHARE)/ebpf \
+		$(SHARE)/fio-jobs $(MANDIR)/man1 $(MANDIR)/man8
 	install -m 755 $(UNTORN) $(DESTDIR)$(PREFIX)/bin/untorn
 	install -m 755 $(FSCHECK) $(DESTDIR)$(PREFIX)/bin/untorn-fscheck
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(PREFIX)/lib/
@@ -108,13 +117,26 @@ install: all
 		$(DESTDIR)$(PREFIX)/include/untorn/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 		engine/untorn.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/untorn.pc
+	$(if $(HAVE_FUSE3),install -m 755 $(HDD) $(DESTDIR)$(PREFIX)/bin/untorn-hdd)
+	install -m 755 $(USER_SCRIPTS:%=scripts/%) $(SHARE)/scripts/
+	install -m 644 scripts/lib/*.sh $(SHARE)/scripts/lib/
+	install -m 644 ebpf/*.bt ebpf/PROBES.md ebpf/README.md $(SHARE)/ebpf/
+	install -m 755 ebpf/pick $(SHARE)/ebpf/
+	install -m 644 fio-jobs/*.fio fio-jobs/README.md $(SHARE)/fio-jobs/
+	for s in $(USER_SCRIPTS); do \
+		ln -sf ../share/untorn/scripts/$$s $(DESTDIR)$(PREFIX)/bin/untorn-$$s; \
+	done
+	install -m 644 engine/cli/untorn.1 $(MANDIR)/man1/
+	install -m 644 fs-integration/untorn-fscheck.8 $(MANDIR)/man8/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/untorn $(DESTDIR)$(PREFIX)/bin/untorn-fscheck \
 		$(DESTDIR)$(PREFIX)/lib/libuntorn.* \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig/untorn.pc \
 		$(DESTDIR)$(PREFIX)/include/untorn.h
-	rm -rf $(DESTDIR)$(PREFIX)/include/untorn
+	rm -rf $(DESTDIR)$(PREFIX)/include/untorn $(SHARE)
+	rm -f $(USER_SCRIPTS:%=$(DESTDIR)$(PREFIX)/bin/untorn-%) $(DESTDIR)$(PREFIX)/bin/untorn-hdd \
+		$(MANDIR)/man1/untorn.1 $(MANDIR)/man8/untorn-fscheck.8
 
 clean:
 	rm -rf $(BUILD)

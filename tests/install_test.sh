@@ -4,7 +4,9 @@
 # install_test.sh - `make install PREFIX=...` installs what a user builds
 # against: a program using only pkg-config's flags for untorn compiles,
 # links against the shared and the static library, and runs; the
-# installed `untorn` command runs.
+# installed `untorn` command runs; scripts, bpftrace scripts, fio jobs and
+# man pages are installed and the scripts find the installed binaries and
+# files (not the build tree's).
 set -u
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,7 +15,7 @@ prefix=$(mktemp -d "/tmp/untorn-install-$$-XXXXXX")
 trap 'rm -rf "$prefix"' EXIT
 scratch=$prefix
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 4
+ktap_plan 8
 
 make -s -C "$TOP" install BUILD="$BUILD" PREFIX="$prefix/usr" DESTDIR= >"$prefix/log" 2>&1
 rc=$?
@@ -56,5 +58,47 @@ ok $? "the same program links statically with pkg-config --static"
 
 "$prefix/usr/bin/untorn" --version | grep -q '^untorn '
 ok $? "the installed untorn command runs"
+
+share=$prefix/usr/share/untorn
+missing=""
+for f in bin/untorn-fscheck bin/untorn-mkfs-journal bin/untorn-mkfs-atomic bin/untorn-emulate-hdd \
+	 bin/untorn-profile bin/untorn-fio-compare bin/untorn-demo share/untorn/ebpf/pick \
+	 share/untorn/ebpf/jbd2-commit.bt share/untorn/fio-jobs/doublewrite.fio \
+	 share/untorn/fio-jobs/hdd.fio share/untorn/scripts/lib/common.sh \
+	 share/man/man1/untorn.1 share/man/man8/untorn-fscheck.8; do
+	[ -e "$prefix/usr/$f" ] || missing="$missing $f"
+done
+[ -z "$missing" ] || echo "# missing:$missing"
+[ -z "$missing" ]
+ok $? "scripts (as untorn-NAME), bpftrace scripts, fio jobs and man pages installed"
+
+# every installed script answers --help through its bin/ link
+bad=""
+for s in "$prefix"/usr/bin/untorn-*; do
+	case $s in */untorn-fscheck|*/untorn-hdd) continue ;; esac
+	"$s" --help 2>&1 | grep -q 'USAGE' || bad="$bad ${s##*/}"
+done
+[ -z "$bad" ] || echo "# no USAGE from:$bad"
+[ -z "$bad" ]
+ok $? "each installed untorn-* script prints its USAGE with --help"
+
+# the installed scripts use the installed binaries and files
+found=$(env -u UNTORN -u UNTORN_FSCHECK -u UNTORN_HDD bash -c \
+	'top=""; . "$1/scripts/lib/common.sh"; echo "$UNTORN $UNTORN_FSCHECK"' _ "$share")
+job=$(env -u UNTORN "$prefix/usr/bin/untorn-fio-compare" --print-job journal --device hdd | sed -n 3p)
+echo "# $found; $job"
+[ "$found" = "$prefix/usr/bin/untorn $prefix/usr/bin/untorn-fscheck" ] &&
+	[ "$job" = "include $share/fio-jobs/hdd.fio" ]
+ok $? "installed scripts find the installed untorn, untorn-fscheck and fio-jobs/"
+
+if command -v groff >/dev/null; then
+	warn=$(for m in "$prefix"/usr/share/man/man1/untorn.1 "$prefix"/usr/share/man/man8/untorn-fscheck.8; do
+		groff -man -ww -z "$m" 2>&1; done)
+	[ -z "$warn" ] || echo "$warn" | sed 's/^/# /'
+	[ -z "$warn" ] && grep -q '^\.SH EXIT STATUS' "$prefix/usr/share/man/man8/untorn-fscheck.8"
+	ok $? "man pages untorn(1) and untorn-fscheck(8) format without warnings"
+else
+	ok_skip "man pages format without warnings" "groff not installed (apt-get install groff-base)"
+fi
 
 ktap_finish

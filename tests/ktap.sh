@@ -6,6 +6,7 @@
 
 ktap_n=0
 ktap_failed=0
+ktap_skipped=0
 
 ktap_planned=0
 
@@ -25,6 +26,13 @@ ok() {	# ok STATUS DESCRIPTION: STATUS 0 passes
 	fi
 }
 
+# ok_skip DESCRIPTION REASON: this case cannot run here (and says why)
+ok_skip() {
+	ktap_n=$((ktap_n + 1))
+	ktap_skipped=$((ktap_skipped + 1))
+	echo "ok $ktap_n $1 # SKIP $2"
+}
+
 # ktap_skip_rest NAME REASON: the cases not run yet are skipped (a missing
 # tool, privilege or kernel feature), and exit 4 tells run-tests so
 ktap_skip_rest() {
@@ -39,7 +47,7 @@ ktap_finish() {
 		echo "# planned $ktap_planned tests, ran $ktap_n"
 		ktap_failed=$((ktap_failed + 1))
 	fi
-	echo "# Totals: pass:$((ktap_n - ktap_failed)) fail:$ktap_failed xfail:0 xpass:0 skip:0 error:0"
+	echo "# Totals: pass:$((ktap_n - ktap_failed - ktap_skipped)) fail:$ktap_failed xfail:0 xpass:0 skip:$ktap_skipped error:0"
 	[ $ktap_failed -eq 0 ]
 }
 

@@ -7,15 +7,7 @@
 # untorn-fscheck's verdicts).  Sets and uses: prog, top, target, force,
 # dev, loop_attached, size.
 
-die() { echo "$prog: $*" >&2; exit 2; }
-
-need_tool() {	# TOOL DEBIAN-PACKAGE
-	command -v "$1" >/dev/null || die "$1 not found; install it: apt-get install $2"
-}
-
-need_root() {
-	[ "$(id -u)" -eq 0 ] || die "needs root (mkfs, mount, loop devices); run it with sudo"
-}
+. "$top/scripts/lib/common.sh"
 
 # is_mounted DEVICE: mounted anywhere (also as the source of a loop
 # device's mount)
@@ -68,7 +60,7 @@ detach_on_error() {
 
 # report MOUNTPOINT FSTYPE OPTIONS PAGE: the fstab line and the verdicts
 report() {
-	local dir=$1 fstype=$2 opts=$3 page=$4 uuid fscheck=${FSCHECK:-$top/build/untorn-fscheck}
+	local dir=$1 fstype=$2 opts=$3 page=$4 uuid fscheck=${FSCHECK:-$UNTORN_FSCHECK}
 	uuid=$(blkid -o value -s UUID "$dev")
 	echo
 	echo "/etc/fstab line:"

@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# demo_test.sh - `make demo`'s script (scripts/demo) in its plain
+# directory mode, the one a user without root gets: a fragmented store,
+# bench write with the doublewrite guard, a cold scan per read-ahead
+# policy, all in demo.json with what was skipped and why; it refuses a
+# directory it did not make.  (CI runs the full demo as root: make demo.)
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/var/tmp}/untorn-demo-test-$$-XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+. "$(dirname "$0")/ktap.sh"
+ktap_plan 4
+
+"$top/scripts/demo" --plain --dir "$scratch/demo" --rows 20000 --seconds 1 >"$scratch/log" 2>&1
+rc=$?
+[ $rc -eq 0 ] || tail -5 "$scratch/log" | sed 's/^/# /'
+python3 - "$scratch/demo/results/demo.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["mode"] == "plain", d["mode"]
+assert sorted(s["readahead"] for s in d["scans"]) == ["linear", "logical", "none"]
+assert all(s["rows"] == 20000 and s["cold"] for s in d["scans"]), [s["rows"] for s in d["scans"]]
+assert [w["guard"] for w in d["writes"]] == ["doublewrite"] and d["writes"][0]["tps"] > 0
+assert any("journal" in s for s in d["skipped"]) and any("HDD" in s for s in d["skipped"])
+PY
+py=$?
+[ $rc -eq 0 ] && [ $py -eq 0 ]
+ok $? "demo --plain: doublewrite bench write and three cold scans of 20000 rows in demo.json"
+
+grep -q '^device  *policy' "$scratch/log" && grep -q '^plain  *logical ' "$scratch/log" &&
+	grep -q '^skipped: journal, atomic and none guards' "$scratch/log" &&
+	[ "$(grep -c '^\[ *[0-9]*s\]' "$scratch/log")" -ge 3 ]
+ok $? "demo prints a progress line per step, the comparison tables and what it skipped"
+
+[ ! -e "$scratch/demo/work" ] && [ -d "$scratch/demo/results" ] &&
+	{ ! python3 -c 'import matplotlib' 2>/dev/null || [ -s "$scratch/demo/results/demo-scan.png" ]; }
+ok $? "demo removes its work directory and leaves results (and charts with matplotlib)"
+
+mkdir -p "$scratch/mine" && echo keep > "$scratch/mine/data"
+"$top/scripts/demo" --plain --dir "$scratch/mine" >"$scratch/out" 2>"$scratch/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$scratch/err")" -eq 1 ] && grep -q 'UNTORN_DEMO_DIR' "$scratch/err" &&
+	[ "$(ls -A "$scratch/mine")" = data ]
+ok $? "demo refuses a non-empty directory it did not make: one line, exit 2, untouched"
+
+ktap_finish

@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# scripts_test.sh - the user's face of every script in scripts/: --help
+# prints a USAGE and exits 0; an unknown option, no root, or a missing
+# tool is one line on stderr naming the cause (the Debian package for a
+# tool) and exit 2, with nothing changed: no file touched, no loop device
+# or mount left.
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/var/tmp}/untorn-scripts-test-$$-XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+. "$(dirname "$0")/ktap.sh"
+ktap_plan 5
+
+SCRIPTS="bench-matrix bt-plot crash-kill9 crash-matrix crash-sim demo emulate-hdd fio-compare
+	 install-deps mkfs-atomic mkfs-journal profile profile-overhead scan-matrix"
+# the root-only ones, each with arguments that would make it act
+ROOT_CMDS=("mkfs-journal $scratch/img --mount $scratch/m" "mkfs-atomic $scratch/img --mount $scratch/m" "emulate-hdd start --size 64M"
+	   "profile -- true" "scan-matrix --out $scratch/o" "bench-matrix --out $scratch/o"
+	   "crash-sim --trials 1" "profile-overhead --dir $scratch")
+
+# one_line_exit2 NAME CMD...: exit 2, exactly one line on stderr
+one_line_exit2() {
+	local name=$1 rc
+	shift
+	"$@" >"$scratch/out" 2>"$scratch/err" </dev/null
+	rc=$?
+	if [ $rc -ne 2 ] || [ "$(wc -l <"$scratch/err")" -ne 1 ]; then
+		echo "# $name: exit $rc, stderr: $(head -3 "$scratch/err" | tr '\n' '|')"
+		return 1
+	fi
+}
+
+bad=""
+for s in $SCRIPTS; do
+	"$top/scripts/$s" --help 2>&1 | grep -q 'USAGE' || bad="$bad $s"
+done
+[ -z "$bad" ] || echo "# no USAGE from --help:$bad"
+[ -z "$bad" ]
+ok $? "every script prints its USAGE with --help ($(echo $SCRIPTS | wc -w) scripts)"
+
+bad=""
+for s in $SCRIPTS; do
+	[ $s = bt-plot ] && continue	# positional arguments only
+	one_line_exit2 "$s" "$top/scripts/$s" --no-such-option || bad="$bad $s"
+	grep -q 'no-such-option' "$scratch/err" || bad="$bad $s(not named)"
+done
+[ -z "$bad" ] || echo "# failed:$bad"
+[ -z "$bad" ]
+ok $? "an unknown option: one line naming it, exit 2"
+
+# not root: as nobody when we are root, else as ourselves
+as_user=()
+if [ "$(id -u)" -eq 0 ]; then
+	if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+		chmod 777 "$scratch"
+		as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+	fi
+fi
+if [ "$(id -u)" -eq 0 ] && [ ${#as_user[@]} -eq 0 ]; then
+	ok_skip "no root: one line saying root is needed, exit 2, nothing changed" "no setpriv or no user nobody"
+else
+	truncate -s 64M "$scratch/img"
+	before=$(sha256sum <"$scratch/img") loops=$(losetup -a 2>/dev/null | wc -l) bad=""
+	for c in "${ROOT_CMDS[@]}"; do
+		# shellcheck disable=SC2086
+		one_line_exit2 "$c" "${as_user[@]}" "$top/scripts/"$c || bad="$bad [$c]"
+		grep -q 'root' "$scratch/err" || bad="$bad [$c: root not named]"
+	done
+	[ "$(sha256sum <"$scratch/img")" = "$before" ] || bad="$bad [image changed]"
+	[ "$(losetup -a 2>/dev/null | wc -l)" -eq "$loops" ] || bad="$bad [loop devices changed]"
+	[ ! -e "$scratch/o" ] && [ ! -e "$scratch/m" ] || bad="$bad [output made]"
+	[ -z "$bad" ] || echo "# failed:$bad"
+	[ -z "$bad" ]
+	ok $? "no root: one line saying root is needed, exit 2, nothing changed (${#ROOT_CMDS[@]} scripts)"
+fi
+
+# a PATH without TOOL: links to everything on PATH but it
+path_without() {
+	local d=$scratch/path-$1 p f
+	mkdir -p "$d"
+	for p in ${PATH//:/ }; do
+		for f in "$p"/*; do
+			[ -x "$f" ] && [ ! -e "$d/${f##*/}" ] && [ "${f##*/}" != "$1" ] && ln -s "$f" "$d/${f##*/}"
+		done
+	done
+	echo "$d"
+}
+bad=""
+one_line_exit2 fio-compare env PATH="$(path_without fio)" "$top/scripts/fio-compare" --dir "$scratch" \
+	--jobs redo --out "$scratch/o" || bad="$bad fio-compare"
+grep -q 'apt-get install fio' "$scratch/err" || bad="$bad [fio-compare: no package named]"
+if [ "$(id -u)" -eq 0 ]; then
+	one_line_exit2 mkfs-atomic env PATH="$(path_without mkfs.xfs)" "$top/scripts/mkfs-atomic" \
+		"$scratch/img" --mount "$scratch/m" || bad="$bad mkfs-atomic"
+	grep -q 'apt-get install xfsprogs' "$scratch/err" || bad="$bad [mkfs-atomic: no package named]"
+	one_line_exit2 profile env PATH="$(path_without bpftrace)" "$top/scripts/profile" -- true ||
+		bad="$bad profile"
+	grep -q 'apt-get install bpftrace' "$scratch/err" || bad="$bad [profile: no package named]"
+fi
+[ -z "$bad" ] || echo "# failed:$bad"
+[ -z "$bad" ]
+ok $? "a missing tool (fio, mkfs.xfs, bpftrace): one line naming the Debian package, exit 2"
+
+bad=""
+one_line_exit2 emulate-hdd "$top/scripts/emulate-hdd" stop no-such-disk || bad="$bad stop"
+one_line_exit2 emulate-hdd "$top/scripts/emulate-hdd" calibrate /dev/null || bad="$bad calibrate"
+one_line_exit2 emulate-hdd "$top/scripts/emulate-hdd" frobnicate || bad="$bad command"
+[ -z "$bad" ] || echo "# failed:$bad"
+[ -z "$bad" ]
+ok $? "emulate-hdd: a disk it did not start, a non-device, an unknown command: one line, exit 2"
+
+ktap_finish
