@@ -4,7 +4,7 @@
 # demo_test.sh - `make demo`'s script (scripts/demo) in its plain
 # directory mode, the one a user without root gets: a fragmented store,
 # bench write with the doublewrite guard, a cold scan per read-ahead
-# policy, all in demo.json with what was skipped and why; it refuses a
+# policy (and logical with holes read through), all in demo.json with what was skipped and why; it refuses a
 # directory it did not make.  (CI runs the full demo as root: make demo.)
 set -u
 
@@ -21,14 +21,16 @@ python3 - "$scratch/demo/results/demo.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["mode"] == "plain", d["mode"]
-assert sorted(s["readahead"] for s in d["scans"]) == ["linear", "logical", "none"]
+assert sorted(s["policy"] for s in d["scans"]) == ["linear", "logical", "logical-gap", "none"]
+gap = [s for s in d["scans"] if s["policy"] == "logical-gap"][0]
+assert gap["readahead"] == "logical" and gap["batch"] == 256 and gap["gap_pages"] == 8
 assert all(s["rows"] == 20000 and s["cold"] for s in d["scans"]), [s["rows"] for s in d["scans"]]
 assert [w["guard"] for w in d["writes"]] == ["doublewrite"] and d["writes"][0]["tps"] > 0
 assert any("journal" in s for s in d["skipped"]) and any("HDD" in s for s in d["skipped"])
 PY
 py=$?
 [ $rc -eq 0 ] && [ $py -eq 0 ]
-ok $? "demo --plain: doublewrite bench write and three cold scans of 20000 rows in demo.json"
+ok $? "demo --plain: doublewrite bench write and four cold scans of 20000 rows in demo.json"
 
 grep -q '^device  *policy' "$scratch/log" && grep -q '^plain  *logical ' "$scratch/log" &&
 	grep -q '^skipped: journal, atomic and none guards' "$scratch/log" &&
