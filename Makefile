@@ -7,6 +7,8 @@
 #   make                 build into build/
 #   make test            run the KTAP test suite (tests/)
 #   make check           install build dependencies if missing, build, test
+#   make check SANITIZE=address,undefined   the suite under ASan + UBSan
+#   make tsan            ThreadSanitizer on the multi-threaded tests
 #   make crash-test      power-cut simulation, 200 cuts per guard x filesystem
 #   make demo            the main job: every guard's bench write and every
 #                        read policy's cold scan on an SSD-like loop device
@@ -22,12 +24,19 @@ SOVERSION  := 0
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 CC         ?= cc
-BUILD      ?= build
+# SANITIZE=address,undefined or SANITIZE=thread: a build of its own
+# (build-address-undefined, build-thread) with the sanitizers on, and any
+# report fails the test that triggered it
+SANITIZE   ?=
+comma      := ,
+BUILD      ?= build$(if $(SANITIZE),-$(subst $(comma),-,$(SANITIZE)))
+SAN_FLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
 
 CFLAGS     ?= -O2 -g
 UT_CFLAGS  := -std=gnu11 -Wall -Wextra -Werror -fPIC -D_GNU_SOURCE \
 	      -DUNTORN_VERSION='"$(VERSION)"' -Iengine/include -Ifs-integration/fscaps \
-	      $(CFLAGS)
+	      $(CFLAGS) $(SAN_FLAGS)
+LDFLAGS    += $(SAN_FLAGS)
 LDLIBS     := -luring
 # USDT probes (engine/probes.h) when sys/sdt.h (systemtap-sdt-dev) is there
 HAVE_SDT   := $(shell echo '\#include <sys/sdt.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo yes)
@@ -48,7 +57,7 @@ FSCHECK    := $(BUILD)/untorn-fscheck
 HDD        := $(BUILD)/untorn-hdd
 HAVE_FUSE3 := $(shell pkg-config --exists fuse3 && echo yes)
 
-.PHONY: all test check deps demo install uninstall clean crash-test
+.PHONY: all test check deps demo install uninstall clean crash-test tsan
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(UNTORN) $(FSCHECK) $(if $(HAVE_FUSE3),$(HDD))
 
@@ -77,8 +86,18 @@ $(HDD): scripts/hdd/untorn-hdd.c
 $(FSCHECK): $(BUILD)/fs-integration/untorn-fscheck.o $(STATIC_LIB)
 	$(CC) -o $@ $< $(STATIC_LIB) $(LDFLAGS) $(LDLIBS)
 
+# under ThreadSanitizer, the tests where threads share the engine: group
+# commit, page cleaners against writers, doublewrite slots, read-ahead
+# completions, crashes while all of it runs
+TSAN_TESTS := ring_test fault_test engine_test scan_test crash_test
+
 test: all
-	$(MAKE) -C tests run_tests BUILD=$(abspath $(BUILD))
+	$(MAKE) -C tests run_tests BUILD=$(abspath $(BUILD)) SAN_FLAGS="$(SAN_FLAGS)" \
+		$(if $(filter thread,$(SANITIZE)),ONLY="$(TSAN_TESTS)")
+
+# ThreadSanitizer on the multi-threaded tests (make check SANITIZE=thread)
+tsan:
+	$(MAKE) check SANITIZE=thread
 
 # 200 power cuts per guard x filesystem (root; takes long, prints progress)
 crash-test: all
@@ -139,5 +158,5 @@ uninstall:
 		$(MANDIR)/man1/untorn.1 $(MANDIR)/man8/untorn-fscheck.8
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-address-undefined build-thread
 	$(MAKE) -C tests clean

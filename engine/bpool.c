@@ -135,15 +135,23 @@ static void lru_push_tail(struct ut_bpool *bp, struct ut_frame *f)
 	bp->lru_tail = f;
 }
 
+/* bp->mutex and fl_mutex held: nobody can fix the frame anew (a
+ * cleaner fixes under fl_mutex, everyone else under bp->mutex), nor dirty
+ * or clean it (fl_mutex), so an unfixed clean frame stays so.  A frame
+ * being flushed stays fixed by its cleaner until after io_fix is clear. */
 static int evictable(struct ut_frame *f)
 {
-	return atomic_load(&f->fix) == 0 && !f->io_fix &&
+	return atomic_load(&f->fix) == 0 &&
 	       (f->state == UT_FRAME_ERROR ||
 		(f->state == UT_FRAME_READY && f->oldest_lsn == 0));
 }
 
 /* A frame to reuse, or NULL when every frame is fixed or dirty.  Pages
- * read ahead and not yet used go last: they were read to be used soon. */
+ * read ahead and not yet used go last: they were read to be used soon.
+ * Pool mutex held; takes the flush list mutex (a leaf lock) for the scan:
+ * without it a cleaner could fix, flush and clean a frame between the
+ * looks at its fix count and its oldest LSN (ThreadSanitizer saw the
+ * unordered reads). */
 static struct ut_frame *frame_take_locked(struct ut_bpool *bp)
 {
 	struct ut_frame *f = bp->free_list;
@@ -153,6 +161,7 @@ static struct ut_frame *frame_take_locked(struct ut_bpool *bp)
 		bp->free_list = f->free_next;
 		return f;
 	}
+	ut_mutex_lock(&bp->fl_mutex);
 	for (pass = 0; pass < 2; pass++) {
 		for (f = bp->lru_tail; f; f = f->lru_prev) {
 			if (!evictable(f) || (!pass && f->ra_unused))
@@ -161,9 +170,11 @@ static struct ut_frame *frame_take_locked(struct ut_bpool *bp)
 			lru_remove(bp, f);
 			bp->stats.evictions++;
 			f->ra_unused = 0;
+			ut_mutex_unlock(&bp->fl_mutex);
 			return f;
 		}
 	}
+	ut_mutex_unlock(&bp->fl_mutex);
 	return NULL;
 }
 
