@@ -12,10 +12,28 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/var/tmp}/untorn-scripts-test-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 5
+ktap_plan 6
 
 SCRIPTS="bench-matrix bt-plot crash-kill9 crash-matrix crash-sim demo emulate-hdd fio-compare
 	 install-deps mkfs-atomic mkfs-journal profile profile-overhead scan-matrix"
+# bad values, each refused before anything is made
+BAD_CMDS=("demo --rows 0 --dir $scratch/d" "demo --seconds x --dir $scratch/d" "fio-compare --dir $scratch --size xyz --out $scratch/o"
+	  "fio-compare --dir $scratch --runtime 1.5 --out $scratch/o" "profile --scripts nosuch --out $scratch/o -- true"
+	  "profile --page-size abc --out $scratch/o -- true" "profile --scripts"
+	  "emulate-hdd start --seek-min x" "emulate-hdd start --rpm 0" "emulate-hdd start --seek-min 9 --seek-max 2"
+	  "emulate-hdd start --name a/b" "emulate-hdd start --size foo" "emulate-hdd start --image $scratch/none"
+	  "emulate-hdd start --rpm" "emulate-hdd calibrate /dev/null --seconds abc"
+	  "bench-matrix --devices floppy --out $scratch/o" "bench-matrix --guards foo --out $scratch/o"
+	  "bench-matrix --threads 1,x --out $scratch/o" "bench-matrix --seconds"
+	  "scan-matrix --devices floppy --out $scratch/o" "scan-matrix --pool xyz --out $scratch/o"
+	  "scan-matrix --batches q --out $scratch/o" "scan-matrix --rows"
+	  "mkfs-journal $scratch/new.img --size 1G --page-size 3x --mount $scratch/m"
+	  "mkfs-journal $scratch/new.img --size abc --mount $scratch/m"
+	  "mkfs-journal $scratch/new.img --size 64M --mount $scratch/m"
+	  "mkfs-atomic $scratch/new.img --size 64M --mount $scratch/m"
+	  "mkfs-journal $scratch/new.img --size 1G --mount relmnt"
+	  "mkfs-journal $scratch/new.img --size 1G --mount $scratch/no/such/m")
+
 # the root-only ones, each with arguments that would make it act
 ROOT_CMDS=("mkfs-journal $scratch/img --mount $scratch/m" "mkfs-atomic $scratch/img --mount $scratch/m" "emulate-hdd start --size 64M"
 	   "profile -- true" "scan-matrix --out $scratch/o" "bench-matrix --out $scratch/o"
@@ -77,6 +95,18 @@ else
 	ok $? "no root: one line saying root is needed, exit 2, nothing changed (${#ROOT_CMDS[@]} scripts)"
 fi
 
+bad="" hdd_before=$(ls /run/untorn-hdd 2>/dev/null | wc -l)
+for c in "${BAD_CMDS[@]}"; do
+	# shellcheck disable=SC2086
+	one_line_exit2 "$c" "$top/scripts/"$c || bad="$bad [$c]"
+done
+left=$(cd "$scratch" && ls -d d o m new.img no relmnt "$top/relmnt" 2>/dev/null)
+[ -z "$left" ] || bad="$bad [left behind: $left]"
+[ "$(ls /run/untorn-hdd 2>/dev/null | wc -l)" -eq "$hdd_before" ] || bad="$bad [emulate-hdd state left]"
+[ -z "$bad" ] || echo "# failed:$bad"
+[ -z "$bad" ]
+ok $? "bad values (${#BAD_CMDS[@]} cases: numbers, sizes, names, lists, paths): one line, exit 2, nothing made"
+
 # a PATH without TOOL: links to everything on PATH but it
 path_without() {
 	local d=$scratch/path-$1 p f
@@ -108,8 +138,16 @@ bad=""
 one_line_exit2 emulate-hdd "$top/scripts/emulate-hdd" stop no-such-disk || bad="$bad stop"
 one_line_exit2 emulate-hdd "$top/scripts/emulate-hdd" calibrate /dev/null || bad="$bad calibrate"
 one_line_exit2 emulate-hdd "$top/scripts/emulate-hdd" frobnicate || bad="$bad command"
+# a block device it did not start (with a filesystem on it) is not
+# calibrated: fio would write over it
+if [ "$(id -u)" -eq 0 ] && truncate -s 64M "$scratch/other.img" && mkfs.ext4 -q "$scratch/other.img" &&
+   other=$(losetup -f --show "$scratch/other.img" 2>/dev/null); then
+	one_line_exit2 emulate-hdd "$top/scripts/emulate-hdd" calibrate "$other" --seconds 1 || bad="$bad foreign-device"
+	[ "$(blkid -p -o value -s TYPE "$other")" = ext4 ] || bad="$bad [foreign device overwritten]"
+	losetup -d "$other"
+fi
 [ -z "$bad" ] || echo "# failed:$bad"
 [ -z "$bad" ]
-ok $? "emulate-hdd: a disk it did not start, a non-device, an unknown command: one line, exit 2"
+ok $? "emulate-hdd: a disk it did not start, a non-device, an unknown command, calibrating a device it did not start (left intact): one line, exit 2"
 
 ktap_finish

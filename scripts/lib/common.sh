@@ -17,6 +17,51 @@ need_root() {	# WHAT-FOR
 	[ "$(id -u)" -eq 0 ] || die "needs root ($1); run it with sudo"
 }
 
+# need_value OPTION ARGS...: the option has a value after it
+need_value() {
+	[ $# -ge 2 ] || die "$1 needs a value; see --help"
+}
+
+# need_uint OPTION VALUE [MIN]: a whole number, at least MIN (default 1)
+need_uint() {
+	case $2 in
+	''|*[!0-9]*) die "$1 takes a whole number, not '$2'" ;;
+	esac
+	[ "$2" -ge "${3:-1}" ] || die "$1 must be at least ${3:-1}, not $2"
+}
+
+# need_ulist OPTION VALUE: comma-separated whole numbers >= 1
+need_ulist() {
+	local v
+	[ -n "$2" ] || die "$1 takes a list of numbers (1,4,16), not ''"
+	for v in ${2//,/ }; do need_uint "$1" "$v"; done
+}
+
+# need_number OPTION VALUE: a number >= 0 (decimals allowed)
+need_number() {
+	[[ $2 =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "$1 takes a number, not '$2'"
+}
+
+# need_size OPTION VALUE: a size with an optional K/M/G/T suffix
+need_size() {
+	[[ $2 =~ ^[1-9][0-9]*[KkMmGgTt]?$ ]] || die "$1 takes a size (64M, 4G), not '$2'"
+}
+
+# need_words OPTION VALUE ALLOWED...: a comma-separated list of ALLOWED
+need_words() {
+	local opt=$1 list=$2 w
+	shift 2
+	[ -n "$list" ] || die "$opt takes one or more of: $*"
+	for w in ${list//,/ }; do
+		case " $* " in *" $w "*) ;; *) die "$opt: unknown '$w'; choose from: $*" ;; esac
+	done
+}
+
+# make_dir DIR: mkdir -p with a one-line error of ours
+make_dir() {
+	mkdir -p "$1" 2>/dev/null || die "cannot create directory $1"
+}
+
 # python3 with matplotlib if there is one (Debian's lives in /usr/bin)
 plot_python() {
 	if python3 -c 'import matplotlib' 2>/dev/null; then

@@ -15,6 +15,20 @@ is_mounted() {
 	findmnt -rn -S "$1" >/dev/null 2>&1
 }
 
+# check_args: the values every mkfs script takes (size, page size, mount
+# point), checked before anything is touched
+check_args() {
+	[ -z "$size" ] || parse_size_mib "$size" >/dev/null ||
+		die "--size takes a size (4G, 512M), not '$size'"
+	parse_size_mib "$page" >/dev/null || die "--page-size takes a size (16k), not '$page'"
+	case $dir in
+	/*) ;;
+	*) die "--mount takes an absolute path (it goes into /etc/fstab), not '$dir'" ;;
+	esac
+	[ -d "$(dirname "$dir")" ] || die "$(dirname "$dir") does not exist; create it or choose another --mount DIR"
+	[ ! -e "$dir" ] || [ -d "$dir" ] || die "$dir exists and is not a directory"
+}
+
 # check_target: refuses what must not be touched; sets is_file
 check_target() {
 	local fstype
@@ -43,19 +57,38 @@ check_target() {
 # attach_target: dev is the block device to make the filesystem on
 attach_target() {
 	dev=$target
-	loop_attached=""
+	loop_attached="" file_created=0 dir_created=0
+	trap 'detach_on_error' EXIT
 	[ "$is_file" -eq 1 ] || return 0
 	if [ ! -e "$target" ]; then
-		truncate -s "$size" "$target" || die "cannot create $target of $size"
+		truncate -s "$size" "$target" 2>/dev/null || die "cannot create $target of $size"
+		file_created=1
 	fi
 	dev=$(losetup -f --show --direct-io=on "$target") || die "no free loop device for $target (modprobe loop, or free one: losetup -D)"
 	loop_attached=$dev
 }
 
-# detach_on_error: the loop device goes if the filesystem was not mounted
+# make_mountpoint: the --mount directory (its parent exists: check_args)
+make_mountpoint() {
+	[ -d "$dir" ] && return 0
+	mkdir "$dir" 2>/dev/null || die "cannot create $dir"
+	dir_created=1
+}
+
+# detach_on_error: what this run made goes again if the filesystem was
+# not mounted: the loop device, a file it created, a mount point it made
 detach_on_error() {
-	[ -n "$loop_attached" ] && ! is_mounted "$loop_attached" && losetup -d "$loop_attached" 2>/dev/null
-	loop_attached=""
+	[ -n "$loop_attached" ] && is_mounted "$loop_attached" && return 0
+	[ -n "$loop_attached" ] && losetup -d "$loop_attached" 2>/dev/null
+	[ "${file_created:-0}" -eq 1 ] && rm -f "$target"
+	[ "${dir_created:-0}" -eq 1 ] && rmdir "$dir" 2>/dev/null
+	loop_attached="" file_created=0 dir_created=0
+}
+
+# done_ok: the filesystem is mounted; keep everything
+done_ok() {
+	trap - EXIT
+	loop_attached="" file_created=0 dir_created=0
 }
 
 # report MOUNTPOINT FSTYPE OPTIONS PAGE: the fstab line and the verdicts
