@@ -9,6 +9,7 @@
 #   make check           install build dependencies if missing, build, test
 #   make check SANITIZE=address,undefined   the suite under ASan + UBSan
 #   make tsan            ThreadSanitizer on the multi-threaded tests
+#   make fuzz FUZZ_SECONDS=30   every libFuzzer harness for that long
 #   make crash-test      power-cut simulation, 200 cuts per guard x filesystem
 #   make demo            the main job: every guard's bench write and every
 #                        read policy's cold scan on an SSD-like loop device
@@ -57,7 +58,7 @@ FSCHECK    := $(BUILD)/untorn-fscheck
 HDD        := $(BUILD)/untorn-hdd
 HAVE_FUSE3 := $(shell pkg-config --exists fuse3 && echo yes)
 
-.PHONY: all test check deps demo install uninstall clean crash-test tsan
+.PHONY: all test check deps demo install uninstall clean crash-test tsan fuzz fuzz-build
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(UNTORN) $(FSCHECK) $(if $(HAVE_FUSE3),$(HDD))
 
@@ -98,6 +99,28 @@ test: all
 # ThreadSanitizer on the multi-threaded tests (make check SANITIZE=thread)
 tsan:
 	$(MAKE) check SANITIZE=thread
+
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c), one per on-disk or kernel
+# text parser, built with clang, ASan and UBSan against a library built
+# the same way; each runs FUZZ_SECONDS on a copy of its seed corpus
+FUZZ_SECONDS ?= 30
+FUZZ_BUILD   := build-fuzz
+FUZZERS      := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-Iengine/include -Iengine -Ifs-integration/fscaps -D_GNU_SOURCE
+
+fuzz-build:
+	@command -v clang >/dev/null || { echo "fuzz: clang not found; install it: apt-get install clang libclang-rt-14-dev" >&2; exit 2; }
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=clang CFLAGS="-g -O1" SANITIZE=fuzzer-no-link,address,undefined \
+		$(FUZZ_BUILD)/libuntorn.a
+	@mkdir -p $(FUZZ_BUILD)/bin
+	for f in $(FUZZERS); do \
+		clang $(FUZZ_FLAGS) -o $(FUZZ_BUILD)/bin/fuzz_$$f tests/fuzz/fuzz_$$f.c \
+			$(FUZZ_BUILD)/libuntorn.a -luring -lpthread || exit 1; \
+	done
+
+fuzz: fuzz-build
+	tests/fuzz/run-fuzz $(FUZZ_BUILD)/bin $(FUZZ_BUILD)/run $(FUZZ_SECONDS) $(FUZZERS)
 
 # 200 power cuts per guard x filesystem (root; takes long, prints progress)
 crash-test: all
@@ -158,5 +181,5 @@ uninstall:
 		$(MANDIR)/man1/untorn.1 $(MANDIR)/man8/untorn-fscheck.8
 
 clean:
-	rm -rf $(BUILD) build-address-undefined build-thread
+	rm -rf $(BUILD) build-address-undefined build-thread $(FUZZ_BUILD)
 	$(MAKE) -C tests clean

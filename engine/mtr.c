@@ -131,7 +131,6 @@ void ut_mtr_write(struct ut_mtr *m, struct ut_frame *f, uint32_t off,
 		  const void *src, uint32_t len)
 {
 	const struct ut_geom *g = &m->eng->geom;
-	const unsigned char *p = src;
 	uint32_t block, boff, in_block, n;
 	unsigned char *r;
 
@@ -152,7 +151,6 @@ void ut_mtr_write(struct ut_mtr *m, struct ut_frame *f, uint32_t off,
 		m->n_recs++;
 		mark_block(m, f, block);
 		off += n;
-		p += n;
 		len -= n;
 	}
 }

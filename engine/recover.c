@@ -298,7 +298,19 @@ int ut_recover(struct ut_engine *eng, struct ut_recovery_report *rep,
 	rep->records = scan.records;
 	rep->redo_bytes = scan.bytes;
 	rep->stop_reason = scan.stop_reason;
+	rep->damage_lsn = scan.damage_lsn;
+	rep->sound_after_lsn = scan.sound_after_lsn;
+	rep->gap_lsn = scan.gap_lsn;
+	rep->gap_sound_after_lsn = scan.gap_sound_after_lsn;
 	rep->needed = scan.groups > 0;
+	if (scan.damage_lsn && !eng->opts.accept_log_loss) {
+		ret = ut_err_set(err, -EUCLEAN, "%s: the redo log is damaged at LSN %llu (%s) and sound log follows up to LSN %llu: transactions committed after the damage would be lost; restore the store from a backup, or accept the loss with: untorn recover %s --accept-log-loss",
+				 eng->log.path, (unsigned long long)scan.damage_lsn,
+				 scan.stop_reason, (unsigned long long)scan.sound_after_lsn,
+				 eng->store->dir);
+		ut_redo_scan_free(&scan);
+		return ret;
+	}
 	start = ut_lsn_next_block(scan.end_lsn);
 	if (log_tail_damaged(&scan))
 		/* pages may carry LSNs from beyond the damage: start past

@@ -108,6 +108,25 @@ struct ut_redo_scan {
 	uint64_t records;
 	uint64_t bytes;
 	const char *stop_reason;
+	/*
+	 * The log stopped at damage (a checksum mismatch in a block that
+	 * is not all zeros, a length out of range, a malformed group) at
+	 * damage_lsn, and sound blocks of this lap of the log follow it up
+	 * to sound_after_lsn: not a torn last write (a 512-byte log block
+	 * is one sector, which a power cut does not tear) but transactions
+	 * committed after the damage.  0 when not so.
+	 */
+	uint64_t damage_lsn;
+	uint64_t sound_after_lsn;
+	/*
+	 * The log stopped at an all-zero block in its first lap, and sound
+	 * blocks follow within one log write (the log buffer's size): the
+	 * tail of a write interrupted with its later sectors on disk, or
+	 * zeroed damage -- they cannot be told apart.  Recovery goes on to
+	 * gap_lsn and reports the blocks it did not apply.  0 when not so.
+	 */
+	uint64_t gap_lsn;
+	uint64_t gap_sound_after_lsn;
 	unsigned char *stream;	/* payload bytes from start_lsn */
 	size_t stream_len;
 	uint64_t *group_end;	/* per group: end LSN */

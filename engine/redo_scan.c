@@ -21,7 +21,15 @@ struct scan_state {
 	struct ut_redo_scan *scan;
 	size_t cap;
 	int done;
+	uint64_t damage_lsn;	/* the block the scan stopped at, if damaged */
+	uint64_t zero_lsn;	/* ... if all zeros */
 };
+
+static int block_sound(const unsigned char *blk, uint64_t blk_lsn)
+{
+	return get_le32(blk + UT_LOG_BLOCK - 4) == ut_crc32c(0, blk, UT_LOG_BLOCK - 4) &&
+	       get_le64(blk) == blk_lsn && get_le16(blk + 8) <= UT_LOG_PAYLOAD;
+}
 
 static int stream_push(struct ut_redo_scan *scan, size_t *cap,
 		       const unsigned char *p, size_t n)
@@ -52,6 +60,10 @@ static int scan_block(struct scan_state *st, const unsigned char *blk,
 		int zero = is_zero(blk, UT_LOG_BLOCK);
 
 		scan->stop_reason = zero ? "unused block" : "block checksum mismatch (torn or garbage tail)";
+		if (zero)
+			st->zero_lsn = blk_lsn;
+		else
+			st->damage_lsn = blk_lsn;
 		st->done = 1;
 		return 0;
 	}
@@ -63,6 +75,7 @@ static int scan_block(struct scan_state *st, const unsigned char *blk,
 	used = get_le16(blk + 8);
 	if (used > UT_LOG_PAYLOAD) {
 		scan->stop_reason = "block length out of range (garbage tail)";
+		st->damage_lsn = blk_lsn;
 		st->done = 1;
 		return 0;
 	}
@@ -116,6 +129,77 @@ out_free:
 	return ret;
 }
 
+/*
+ * After the block the scan stopped at (damaged, or all zeros): the last
+ * block further on that is sound in this lap of the log (its LSN is the
+ * one its place holds now), or 0.  Reads the rest of the circular area;
+ * only a log that stopped at such a block pays this.
+ */
+static int probe_after(struct ut_redo *log, struct ut_ring *ring,
+		       struct scan_state *st, uint64_t from, uint64_t *last,
+		       struct ut_err *err)
+{
+	uint64_t lsn = from + UT_LOG_BLOCK;
+	uint64_t limit = st->scan->start_lsn / UT_LOG_BLOCK * UT_LOG_BLOCK + log->capacity;
+	uint64_t off, n, i;
+	unsigned char *chunk;
+	struct ut_io io;
+	int ret = 0;
+
+	chunk = ut_io_alloc(SCAN_CHUNK);
+	if (!chunk)
+		return -ENOMEM;
+	while (lsn < limit) {
+		off = UT_LOG_HDR_SIZE + lsn % log->capacity;
+		n = UT_LOG_HDR_SIZE + log->capacity - off;
+		if (n > SCAN_CHUNK)
+			n = SCAN_CHUNK;
+		if (n > limit - lsn)
+			n = limit - lsn;
+		ut_io_read(&io, log->fd, chunk, n, off);
+		ret = ut_ring_run(ring, &io, 1);
+		if (ret) {
+			ut_err_set(err, ret, "%s: cannot read the redo log at LSN %llu: %s",
+				   log->path, (unsigned long long)lsn, strerror(-ret));
+			break;
+		}
+		for (i = 0; i < n; i += UT_LOG_BLOCK)
+			if (block_sound(chunk + i, lsn + i))
+				*last = lsn + i;
+		lsn += n;
+	}
+	free(chunk);
+	return ret;
+}
+
+/*
+ * Sound log after the block the scan stopped at means the stop was not a
+ * torn last write.  A damaged block (checksum, length) is never torn by
+ * a power cut: a 512-byte log block is one sector.  A zero block is:
+ * sectors of one write may reach the disk out of order, and a fresh log
+ * is zeros -- unless the place was written in an earlier lap, or the
+ * sound log lies further on than one write (the log buffer) reaches.
+ */
+static int judge_stop(struct ut_redo *log, struct ut_ring *ring,
+		      struct scan_state *st, struct ut_err *err)
+{
+	struct ut_redo_scan *scan = st->scan;
+	uint64_t at = st->damage_lsn ? st->damage_lsn : st->zero_lsn, last = 0;
+	int ret;
+
+	ret = probe_after(log, ring, st, at, &last, err);
+	if (ret || !last)
+		return ret;
+	if (st->damage_lsn || at >= log->capacity || last - at > log->buf_size) {
+		scan->damage_lsn = at;
+		scan->sound_after_lsn = last;
+	} else {
+		scan->gap_lsn = at;
+		scan->gap_sound_after_lsn = last;
+	}
+	return 0;
+}
+
 /* Checks a group's records are well formed; returns their count or -1. */
 static long group_check(const unsigned char *p, size_t len, unsigned n_recs)
 {
@@ -166,6 +250,12 @@ static int scan_groups(struct ut_redo_scan *scan)
 				   n_recs);
 		if (recs <= 0) {
 			scan->stop_reason = "malformed group (garbage tail)";
+			/* sound blocks past this group: not a torn write */
+			if (scan->stream_len - pos > UT_LOG_GROUP_HDR + glen + UT_LOG_PAYLOAD) {
+				scan->damage_lsn = lsn;
+				scan->sound_after_lsn = ut_lsn_add(scan->start_lsn,
+								   scan->stream_len);
+			}
 			break;
 		}
 		if (scan->groups == cap) {
@@ -203,6 +293,8 @@ int ut_redo_scan(struct ut_redo *log, struct ut_ring *ring, uint64_t lsn,
 	scan->start_lsn = lsn;
 	scan->end_lsn = lsn;
 	ret = scan_blocks(log, ring, &st, err);
+	if (!ret && (st.damage_lsn || st.zero_lsn))
+		ret = judge_stop(log, ring, &st, err);
 	if (!ret)
 		ret = scan_groups(scan);
 	if (ret == -ENOMEM)

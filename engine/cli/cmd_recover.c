@@ -12,7 +12,7 @@
 #include "cli.h"
 
 static const char recover_help[] =
-"usage: untorn recover DIR [--reads sync|batched] [--json]\n"
+"usage: untorn recover DIR [--reads sync|batched] [--accept-log-loss] [--json]\n"
 "\n"
 "Opens the store the way every command does, which restores torn pages\n"
 "from the doublewrite buffer and applies the redo log from the last\n"
@@ -21,7 +21,10 @@ static const char recover_help[] =
 "automatically, and says so on stderr.\n"
 "\n"
 "  --reads batched  read the pages redo touches 64 per io_uring submit (default)\n"
-"  --reads sync     one page per read, for comparison\n";
+"  --reads sync     one page per read, for comparison\n"
+"  --accept-log-loss  when the redo log is damaged and sound log follows\n"
+"                   the damage (committed transactions after it), recover\n"
+"                   up to the damage instead of refusing; say what was lost\n";
 
 static void report_text(const char *dir, const struct ut_recovery_report *r)
 {
@@ -43,6 +46,15 @@ static void report_text(const char *dir, const struct ut_recovery_report *r)
 	       (unsigned long long)r->redo_bytes,
 	       (unsigned long long)r->records_applied,
 	       (unsigned long long)r->records_skipped);
+	if (r->gap_lsn)
+		printf("  WARNING: the log stops at an unwritten block at LSN %llu with sound log after it up to LSN %llu, NOT applied: the tail of an interrupted write, or zeroed damage (they cannot be told apart); if transactions were acknowledged after LSN %llu, restore from a backup\n",
+		       (unsigned long long)r->gap_lsn,
+		       (unsigned long long)r->gap_sound_after_lsn,
+		       (unsigned long long)r->gap_lsn);
+	if (r->damage_lsn)
+		printf("  the log is damaged at LSN %llu; sound log up to LSN %llu was NOT applied (--accept-log-loss): transactions committed in it are lost\n",
+		       (unsigned long long)r->damage_lsn,
+		       (unsigned long long)r->sound_after_lsn);
 	printf("  %llu pages read in %llu submissions; doublewrite: %llu copies checked, %llu pages restored; %.3f s\n",
 	       (unsigned long long)r->pages_read,
 	       (unsigned long long)r->read_submits,
@@ -61,6 +73,10 @@ static void report_json(const char *dir, const struct ut_recovery_report *r)
 	json_u64(&j, "checkpoint_lsn", r->checkpoint_lsn);
 	json_u64(&j, "end_lsn", r->end_lsn);
 	json_str(&j, "log_end", r->stop_reason);
+	json_u64(&j, "log_damage_lsn", r->damage_lsn);
+	json_u64(&j, "log_lost_up_to_lsn", r->sound_after_lsn);
+	json_u64(&j, "log_gap_lsn", r->gap_lsn);
+	json_u64(&j, "log_gap_sound_up_to_lsn", r->gap_sound_after_lsn);
 	json_u64(&j, "groups", r->groups);
 	json_u64(&j, "records", r->records);
 	json_u64(&j, "redo_bytes", r->redo_bytes);
@@ -83,6 +99,7 @@ int cmd_recover(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "reads", required_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "accept-log-loss", no_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -102,6 +119,9 @@ int cmd_recover(int argc, char **argv)
 			break;
 		case 'j':
 			as_json = 1;
+			break;
+		case 'a':
+			o.accept_log_loss = 1;
 			break;
 		case 'h':
 			fputs(recover_help, stdout);

@@ -27,6 +27,8 @@ struct ut_engine_opts {
 	unsigned cleaners;	/* page cleaner threads, default 2 */
 	unsigned batch;		/* pages per flush batch, default 64 */
 	int recovery_sync_reads; /* recovery reads one page per submit */
+	int accept_log_loss;	/* recover up to redo damage with sound log
+				 * after it (else: refuse, nothing applied) */
 };
 
 struct ut_recovery_report {
@@ -39,6 +41,10 @@ struct ut_recovery_report {
 	uint64_t dblwr_checked, dblwr_restored;
 	uint32_t restored[64];
 	const char *stop_reason;
+	uint64_t damage_lsn;		/* redo damaged here, sound log after */
+	uint64_t sound_after_lsn;	/* ... up to here (not applied) */
+	uint64_t gap_lsn;		/* stopped at zeros in a fresh log, */
+	uint64_t gap_sound_after_lsn;	/* sound log after it (not applied) */
 	double seconds;
 };
 
