@@ -10,6 +10,7 @@
 #   make check SANITIZE=address,undefined   the suite under ASan + UBSan
 #   make tsan            ThreadSanitizer on the multi-threaded tests
 #   make fuzz FUZZ_SECONDS=30   every libFuzzer harness for that long
+#   make lint            cppcheck and clang-tidy (tests/lint/)
 #   make crash-test      power-cut simulation, 200 cuts per guard x filesystem
 #   make demo            the main job: every guard's bench write and every
 #                        read policy's cold scan on an SSD-like loop device
@@ -58,7 +59,8 @@ FSCHECK    := $(BUILD)/untorn-fscheck
 HDD        := $(BUILD)/untorn-hdd
 HAVE_FUSE3 := $(shell pkg-config --exists fuse3 && echo yes)
 
-.PHONY: all test check deps demo install uninstall clean crash-test tsan fuzz fuzz-build
+.PHONY: deps-fuzz deps-lint
+.PHONY: all test check deps demo install uninstall clean crash-test tsan fuzz fuzz-build lint
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(UNTORN) $(FSCHECK) $(if $(HAVE_FUSE3),$(HDD))
 
@@ -109,7 +111,7 @@ FUZZERS      := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-Iengine/include -Iengine -Ifs-integration/fscaps -D_GNU_SOURCE
 
-fuzz-build:
+fuzz-build: $(if $(filter 0,$(shell id -u)),deps-fuzz)
 	@command -v clang >/dev/null || { echo "fuzz: clang not found; install it: apt-get install clang libclang-rt-14-dev" >&2; exit 2; }
 	$(MAKE) BUILD=$(FUZZ_BUILD) CC=clang CFLAGS="-g -O1" SANITIZE=fuzzer-no-link,address,undefined \
 		$(FUZZ_BUILD)/libuntorn.a
@@ -118,6 +120,19 @@ fuzz-build:
 		clang $(FUZZ_FLAGS) -o $(FUZZ_BUILD)/bin/fuzz_$$f tests/fuzz/fuzz_$$f.c \
 			$(FUZZ_BUILD)/libuntorn.a -luring -lpthread || exit 1; \
 	done
+
+# cppcheck and clang-tidy on the C sources, configured in tests/lint/;
+# any finding fails
+LINT_SRCS := $(LIB_SRCS) $(CLI_SRCS) fs-integration/untorn-fscheck.c
+LINT_INC  := -D_GNU_SOURCE -DUT_HAVE_SDT -Iengine/include -Iengine -Ifs-integration/fscaps
+
+lint: $(if $(filter 0,$(shell id -u)),deps-lint)
+	@command -v cppcheck >/dev/null && command -v clang-tidy >/dev/null || \
+		{ echo "lint: cppcheck or clang-tidy not found; install them: apt-get install cppcheck clang-tidy" >&2; exit 2; }
+	cppcheck --enable=warning,performance,portability --std=c11 --quiet --error-exitcode=1 \
+		--inline-suppr --suppressions-list=tests/lint/cppcheck.txt $(LINT_INC) \
+		engine engine/cli fs-integration tests/*.c tests/fuzz
+	clang-tidy --quiet --config-file=tests/lint/clang-tidy.yaml $(LINT_SRCS) -- -std=gnu11 $(LINT_INC)
 
 fuzz: fuzz-build
 	tests/fuzz/run-fuzz $(FUZZ_BUILD)/bin $(FUZZ_BUILD)/run $(FUZZ_SECONDS) $(FUZZERS)
@@ -128,6 +143,12 @@ crash-test: all
 
 deps:
 	scripts/install-deps
+
+deps-fuzz:
+	scripts/install-deps fuzz
+
+deps-lint:
+	scripts/install-deps lint
 
 check: deps
 	$(MAKE) all

@@ -30,7 +30,7 @@ int ut_bpool_init(struct ut_bpool *bp, const struct ut_geom *g,
 	bp->hash_mask = hash_size - 1;
 	bp->mem = ut_io_alloc((size_t)bp->n_frames * g->page_size);
 	bp->frames = calloc(bp->n_frames, sizeof(*bp->frames));
-	bp->hash = calloc(hash_size, sizeof(*bp->hash));
+	bp->hash = calloc(hash_size, sizeof(*bp->hash));	/* NOLINT(bugprone-sizeof-expression): pointers */
 	if (!bp->mem || !bp->frames || !bp->hash) {
 		ut_bpool_destroy(bp);
 		return ut_err_set(err, -ENOMEM, "cannot allocate a %llu-byte buffer pool; use a smaller --pool",
@@ -426,7 +426,7 @@ int ut_prefetch_init(struct ut_prefetch *pf, unsigned cap, uint32_t page_size)
 	pf->cap = cap;
 	pf->staging_cap = 2 * cap;	/* room for holes read through */
 	pf->ios = calloc(cap, sizeof(*pf->ios));
-	pf->frames = calloc(cap, sizeof(*pf->frames));
+	pf->frames = calloc(cap, sizeof(*pf->frames));	/* NOLINT(bugprone-sizeof-expression): pointers */
 	pf->run_first = calloc(cap + 1, sizeof(*pf->run_first));
 	pf->slot = calloc(cap, sizeof(*pf->slot));
 	pf->staging = ut_io_alloc((size_t)pf->staging_cap * page_size);
@@ -547,7 +547,8 @@ int ut_prefetch_finish(struct ut_bpool *bp, struct ut_prefetch *pf)
 	if (!pf->active)
 		return 0;
 	s0 = ut_ring_stats(ring)->submits;
-	ret = ut_ring_wait(ring, &pf->batch);
+	/* the batch's first error; each page's own result is looked at below */
+	err = ut_ring_wait(ring, &pf->batch);
 	pf->submits_total += ut_ring_stats(ring)->submits - s0;
 	pf->active = 0;
 	for (i = 0; i < pf->n_ios; i++) {
@@ -581,6 +582,7 @@ void ut_bpool_evict_clean(struct ut_bpool *bp)
 	struct ut_frame *f, *prev;
 
 	ut_mutex_lock(&bp->mutex);
+	ut_mutex_lock(&bp->fl_mutex);	/* as evictable() needs */
 	for (f = bp->lru_tail; f; f = prev) {
 		prev = f->lru_prev;
 		if (!evictable(f))
@@ -591,6 +593,7 @@ void ut_bpool_evict_clean(struct ut_bpool *bp)
 		f->free_next = bp->free_list;
 		bp->free_list = f;
 	}
+	ut_mutex_unlock(&bp->fl_mutex);
 	ut_mutex_unlock(&bp->mutex);
 }
 

@@ -368,7 +368,11 @@ static int split_insert(struct ut_mtr *m, struct ut_frame **path,
 	}
 	left = path[i];
 	n = collect(left, rec, pos, recs, buf);
-	cut = split_point(recs, n, pos);
+	if (n < 2) {	/* a full node holds records: this one is damaged */
+		ret = -EUCLEAN;
+		goto out_free;
+	}
+	cut = split_point(recs, n, pos);	/* 1..n-1 */
 	ret = ut_engine_alloc_page(m->eng, &page_no);
 	if (!ret)
 		ret = ut_mtr_create(m, page_no, UT_PAGE_BTREE, left->meta.level,
@@ -382,7 +386,8 @@ static int split_insert(struct ut_mtr *m, struct ut_frame **path,
 		if (ret)
 			goto out_free;
 	}
-	memcpy(sep, recs[cut].p, 8);
+	/* collect() filled recs[0..n) and cut < n: clang-tidy 14 cannot see it */
+	memcpy(sep, recs[cut].p, 8);	/* NOLINT(clang-analyzer-core.CallAndMessage) */
 	put_le32(sep + 8, page_no);
 	ppos = child_slot(path[i + 1], get_le64(sep)) + 1;
 	ret = insert_at(m, path, depth, i + 1, ppos, &sep_rec);

@@ -24,7 +24,7 @@ int ut_cleaner_alloc(struct ut_engine *eng, struct ut_cleaner *c)
 	memset(c, 0, sizeof(*c));
 	c->eng = eng;
 	c->buf = ut_io_alloc(UT_DBLWR_HDR + (size_t)batch * eng->geom.page_size);
-	c->frames = calloc(batch, sizeof(*c->frames));
+	c->frames = calloc(batch, sizeof(*c->frames));	/* NOLINT(bugprone-sizeof-expression): pointers */
 	c->page_nos = calloc(batch, sizeof(*c->page_nos));
 	c->ios = calloc(batch + 1, sizeof(*c->ios));
 	if (!c->buf || !c->frames || !c->page_nos || !c->ios) {

@@ -215,15 +215,17 @@ static int init_geometry(const char *dir, const struct ut_init_opts *o,
 
 	if (!bsize) {
 		ret = fs_block_size(dir, &bsize);
-		if (ret)
-			return ut_err_set(err, ret, "%s: cannot read the filesystem block size: %s",
-					  dir, strerror(-ret));
+		if (ret) {
+			ut_err_set(err, ret, "%s: cannot read the filesystem block size: %s",
+				   dir, strerror(-ret));
+			return ret;
+		}
 	}
 	ret = ut_geom_init(g, o->page_size, bsize);
 	if (ret)
-		return ut_err_set(err, ret, "%s: block size %u does not fit page size %u (it must be a power of two from 512 bytes up to the page size); use a larger --page-size or another --block-size",
-				  dir, bsize, o->page_size);
-	return 0;
+		ut_err_set(err, ret, "%s: block size %u does not fit page size %u (it must be a power of two from 512 bytes up to the page size); use a larger --page-size or another --block-size",
+			   dir, bsize, o->page_size);
+	return ret;
 }
 
 /* Page 0 (superblock, both slots valid) and page 1 (empty root leaf). */

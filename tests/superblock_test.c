@@ -77,9 +77,9 @@ static int encode_round_trip(void)
 int main(void)
 {
 	struct ut_init_opts opts = { .page_size = 16384, .guard = UT_GUARD_DOUBLEWRITE };
-	struct ut_ckpt ck;
+	struct ut_ckpt ck = { 0 };
 	struct ut_err err;
-	int slot, slot_err[2], ret;
+	int slot = -1, slot_err[2], ret;
 
 	test_scratch_dir("superblock");
 	test_path(dir, sizeof(dir), "store");

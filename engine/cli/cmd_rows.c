@@ -35,7 +35,7 @@ int cmd_put(int argc, char **argv)
 {
 	struct ut_engine *eng;
 	struct ut_err err = { "" };
-	uint64_t key;
+	uint64_t key = 0;
 	int ret;
 
 	ret = row_args("put", argc, argv, 4, &key);
@@ -56,7 +56,7 @@ int cmd_get(int argc, char **argv)
 	static char buf[65536];
 	struct ut_engine *eng;
 	uint32_t len;
-	uint64_t key;
+	uint64_t key = 0;
 	int ret;
 
 	ret = row_args("get", argc, argv, 3, &key);
@@ -80,7 +80,7 @@ int cmd_delete(int argc, char **argv)
 {
 	struct ut_engine *eng;
 	struct ut_err err = { "" };
-	uint64_t key;
+	uint64_t key = 0;
 	int ret;
 
 	ret = row_args("delete", argc, argv, 3, &key);
