@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: MIT
+/*
+ * features_test.c - what the running kernel offers the engine, probed at
+ * run time and never guessed from the version number: io_uring and the
+ * opcodes the engine submits (io_uring_get_probe, then a real read, write
+ * and fsync), setup flags (SINGLE_ISSUER|DEFER_TASKRUN, COOP_TASKRUN:
+ * retried without on EINVAL, as the ring does), registered files, statx
+ * DIOALIGN and atomic write units, RWF_ATOMIC on an O_DIRECT write,
+ * whether io_uring's buffered writes are punted to io-wq workers, and the
+ * tracepoints ebpf/ attaches to.  A feature the kernel lacks is "ok #
+ * SKIP <why>"; one it claims but that does not work is "not ok".  One
+ * column of the kernel matrix.
+ *
+ * UNTORN_TEST_DIR: where the probe files go (default /tmp): the
+ * filesystem's answers (DIOALIGN, atomic units) are that filesystem's.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include "fscaps.h"
+#include "ktap.h"
+#include "testlib.h"
+
+#define PROBE_BYTES	(1u << 20)
+#define PAGE		16384u
+
+static char probe_path[512];
+
+/* io_uring_setup itself; returns 0 when rings can be made */
+static int feature_uring(void)
+{
+	struct io_uring ring;
+	int ret = io_uring_queue_init(8, &ring, 0);
+
+	if (ret) {
+		ktap_skip_case("io_uring_setup", "io_uring_setup: %s (kernel without io_uring, or io_uring_disabled / a seccomp filter)",
+			       strerror(-ret));
+		return ret;
+	}
+	io_uring_queue_exit(&ring);
+	ktap_ok(1, "io_uring_setup");
+	return 0;
+}
+
+/* the opcodes ring.c submits, announced by the probe and then used */
+static void feature_opcodes(int fd)
+{
+	static const struct { int op; const char *name; } ops[] = {
+		{ IORING_OP_READ, "READ" }, { IORING_OP_WRITE, "WRITE" },
+		{ IORING_OP_FSYNC, "FSYNC" },
+	};
+	struct io_uring_probe *probe;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	char missing[64] = "";
+	static char buf[4096];
+	unsigned i;
+	int ret, res[3] = { 0 };
+
+	if (io_uring_queue_init(8, &ring, 0))
+		return;
+	probe = io_uring_get_probe_ring(&ring);
+	for (i = 0; probe && i < 3; i++)
+		if (!io_uring_opcode_supported(probe, ops[i].op))
+			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing),
+				 " %s", ops[i].name);
+	if (!probe || missing[0]) {
+		ktap_skip_case("io_uring opcodes READ, WRITE, FSYNC", "%s",
+			       probe ? missing : "io_uring_get_probe failed (kernel < 5.6)");
+		goto out;
+	}
+	/* write, then fsync, then read: linked, as ring.c links a batch's
+	 * fdatasync to its writes */
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_write(sqe, fd, buf, sizeof(buf), 0);
+	io_uring_sqe_set_flags(sqe, IOSQE_IO_LINK);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_fsync(sqe, fd, IORING_FSYNC_DATASYNC);
+	io_uring_sqe_set_flags(sqe, IOSQE_IO_LINK);
+	io_uring_prep_read(io_uring_get_sqe(&ring), fd, buf, sizeof(buf), 0);
+	ret = io_uring_submit_and_wait(&ring, 3);
+	for (i = 0; ret == 3 && i < 3; i++) {
+		if (io_uring_wait_cqe(&ring, &cqe))
+			break;
+		res[i] = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	ktap_ok(ret == 3 && i == 3 && res[0] >= 0 && res[1] >= 0 && res[2] >= 0,
+		"io_uring opcodes READ, WRITE, FSYNC announced and working (%d %d %d)",
+		res[0], res[1], res[2]);
+out:
+	io_uring_free_probe(probe);
+	io_uring_queue_exit(&ring);
+}
+
+static void feature_setup_flags(unsigned flags, const char *name, const char *since)
+{
+	struct io_uring_params p = { .flags = flags };
+	struct io_uring ring;
+	int ret = io_uring_queue_init_params(8, &ring, &p);
+
+	if (ret == -EINVAL) {
+		ktap_skip_case(name, "EINVAL: this kernel does not know it (%s); the ring retries without", since);
+		return;
+	}
+	if (!ret)
+		io_uring_queue_exit(&ring);
+	ktap_ok(!ret, "%s%s%s", name, ret ? ": " : "", ret ? strerror(-ret) : "");
+}
+
+static void feature_register_files(int fd)
+{
+	struct io_uring ring;
+	int ret;
+
+	if (io_uring_queue_init(8, &ring, 0))
+		return;
+	ret = io_uring_register_files(&ring, &fd, 1);
+	if (ret == -EINVAL || ret == -EOPNOTSUPP)
+		ktap_skip_case("io_uring registered files", "%s", strerror(-ret));
+	else
+		ktap_ok(!ret, "io_uring registered files%s%s", ret ? ": " : "",
+			ret ? strerror(-ret) : "");
+	io_uring_queue_exit(&ring);
+}
+
+/* iou-wrk-* threads of this process: io-wq workers */
+static int io_wq_workers(void)
+{
+	char path[64], name[64];
+	struct dirent *de;
+	int n = 0;
+	DIR *d = opendir("/proc/self/task");
+	FILE *f;
+
+	while (d && (de = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/self/task/%.20s/comm", de->d_name);
+		f = fopen(path, "r");
+		if (f && fgets(name, sizeof(name), f) && !strncmp(name, "iou-wrk", 7))
+			n++;
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* 64 buffered page writes at once: done inline (the filesystem has async
+ * buffered writes) or handed to io-wq worker threads */
+static void feature_buffered_async(int fd)
+{
+	static char buf[64][PAGE];
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	int i, bad = 0, workers;
+
+	if (io_uring_queue_init(64, &ring, 0))
+		return;
+	for (i = 0; i < 64; i++)
+		io_uring_prep_write(io_uring_get_sqe(&ring), fd, buf[i], PAGE,
+				    (uint64_t)i * PAGE);
+	io_uring_submit(&ring);
+	workers = io_wq_workers();	/* while they are in flight */
+	for (i = 0; i < 64 && !io_uring_wait_cqe(&ring, &cqe); i++) {
+		bad += cqe->res != (int)PAGE;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	workers = workers > io_wq_workers() ? workers : io_wq_workers();
+	io_uring_queue_exit(&ring);
+	if (bad || i != 64)
+		ktap_ok(0, "io_uring buffered writes: %d of 64 failed", bad + 64 - i);
+	else if (workers)
+		ktap_skip_case("io_uring buffered writes without io-wq",
+			       "punted to %d io-wq worker thread(s): this filesystem or kernel has no async buffered writes", workers);
+	else
+		ktap_ok(1, "io_uring buffered writes without io-wq (async buffered writes)");
+}
+
+static void feature_statx(const char *dir)
+{
+	struct ut_fscaps caps;
+
+	if (ut_fscaps_probe(dir, &caps)) {
+		ktap_skip_case("statx DIOALIGN", "cannot probe %s", dir);
+		ktap_skip_case("statx atomic write units", "cannot probe %s", dir);
+		return;
+	}
+	if (caps.dio_offset_align)
+		ktap_ok(1, "statx DIOALIGN: O_DIRECT offsets aligned to %u on %s", caps.dio_offset_align, dir);
+	else
+		ktap_skip_case("statx DIOALIGN", "no DIO alignment reported for %s (%s; kernel < 6.1 or no O_DIRECT there)",
+			       dir, caps.mnt.fstype);
+	if (caps.atomic_max)
+		ktap_ok(1, "statx atomic write units %u..%u on %s", caps.atomic_min, caps.atomic_max, dir);
+	else
+		ktap_skip_case("statx atomic write units", "none on %s (%s; Linux >= 6.11, XFS >= 6.16 software atomics)",
+			       dir, caps.mnt.fstype);
+}
+
+static void feature_rwf_atomic(void)
+{
+	struct iovec iov;
+	void *buf;
+	ssize_t n;
+	int fd = open(probe_path, O_RDWR | O_DIRECT);
+
+	if (fd < 0) {
+		ktap_skip_case("RWF_ATOMIC write", "O_DIRECT open refused: %s", strerror(errno));
+		return;
+	}
+	if (posix_memalign(&buf, 4096, 4096))
+		abort();
+	memset(buf, 0x5a, 4096);
+	iov.iov_base = buf;
+	iov.iov_len = 4096;
+	n = pwritev2(fd, &iov, 1, 0, RWF_ATOMIC);
+	if (n < 0 && (errno == EOPNOTSUPP || errno == EINVAL))
+		ktap_skip_case("RWF_ATOMIC write", "pwritev2(RWF_ATOMIC) of 4 KiB: %s (no atomic writes here)", strerror(errno));
+	else
+		ktap_ok(n == 4096, "RWF_ATOMIC write of 4 KiB with O_DIRECT (%zd)", n);
+	free(buf);
+	close(fd);
+}
+
+/* a tracepoint under tracefs, or the reason it cannot be looked at */
+static void feature_tracepoint(const char *name, const char *alt, const char *note)
+{
+	static const char *roots[] = { "/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events" };
+	char path[256], label[160];
+	unsigned r;
+
+	snprintf(label, sizeof(label), "tracepoint %s", name);
+	for (r = 0; r < 2; r++) {
+		snprintf(path, sizeof(path), "%s/block", roots[r]);
+		if (access(path, F_OK))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", roots[r], name);
+		if (!access(path, F_OK)) {
+			ktap_ok(1, "%s", label);
+			return;
+		}
+		snprintf(path, sizeof(path), "%s/%s", roots[r], alt);
+		ktap_skip_case(label, "absent%s%s (%s)", access(path, F_OK) ? "" : "; has ",
+			       access(path, F_OK) ? "" : alt, note);
+		return;
+	}
+	ktap_skip_case(label, "tracefs not mounted or not readable (root: mount -t tracefs nodev /sys/kernel/tracing)");
+}
+
+int main(void)
+{
+	const char *dir = test_scratch_dir("features");
+	int fd;
+
+	ktap_plan(13);
+	snprintf(probe_path, sizeof(probe_path), "%s/probe", dir);
+	fd = open(probe_path, O_RDWR | O_CREAT, 0600);
+	if (fd < 0 || ftruncate(fd, PROBE_BYTES)) {
+		ktap_diag("cannot make %s: %s", probe_path, strerror(errno));
+		return KTAP_EXIT_FAIL;
+	}
+	if (feature_uring()) {
+		for (int i = 0; i < 5; i++)
+			ktap_skip_case("io_uring feature", "no io_uring here");
+	} else {
+		feature_opcodes(fd);
+		feature_setup_flags(IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+				    "IORING_SETUP_SINGLE_ISSUER|DEFER_TASKRUN", "Linux >= 6.1");
+		feature_setup_flags(IORING_SETUP_COOP_TASKRUN, "IORING_SETUP_COOP_TASKRUN", "Linux >= 5.19");
+		feature_register_files(fd);
+		feature_buffered_async(fd);
+	}
+	feature_statx(dir);
+	feature_rwf_atomic();
+	feature_tracepoint("block/block_io_start", "block/block_getrq", "Linux >= 6.5; io-latency.pre6.5.bt uses block_getrq");
+	feature_tracepoint("io_uring/io_uring_submit_req", "io_uring/io_uring_submit_sqe", "Linux >= 6.4; uring.pre6.4.bt uses submit_sqe");
+	feature_tracepoint("jbd2/jbd2_run_stats", "jbd2/jbd2_start_commit", "jbd2-commit.bt; CONFIG_JBD2");
+	feature_tracepoint("io_uring/io_uring_queue_async_work", "io_uring/io_uring_create", "uring.bt's io-wq punts");
+	close(fd);
+	return ktap_finish();
+}
