@@ -8,6 +8,7 @@
  * extreme keys and value sizes, and ENOSPC while growing the data file.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -236,11 +237,13 @@ static int edges(void)
 	return ok && eng;
 }
 
-static int enospc_left;
+/* the table is set before the engine's threads start and reset after
+ * they stop (they read it without a lock); in between, a flag arms it */
+static atomic_int enospc_armed, enospc_left;
 
 static int enospc_after(int fd, int mode, off_t off, off_t len)
 {
-	if (enospc_left-- > 0)
+	if (!atomic_load(&enospc_armed) || atomic_fetch_sub(&enospc_left, 1) > 0)
 		return fallocate(fd, mode, off, len) ? -errno : 0;
 	return -ENOSPC;
 }
@@ -254,20 +257,27 @@ static int enospc_load(void)
 	uint32_t len;
 	int ret = 0, ok;
 
-	if (make_store("enospc", 16384) || !(eng = open_engine(4 << 20)))
+	if (make_store("enospc", 16384))
 		return 0;
-	enospc_left = 3;
 	ut_sys.fallocate = enospc_after;
+	eng = open_engine(4 << 20);
+	if (!eng) {
+		ut_sys_reset();
+		return 0;
+	}
+	atomic_store(&enospc_left, 3);
+	atomic_store(&enospc_armed, 1);
 	for (k = 0; k < 100000 && !ret; k++) {
 		row_value(val, 900, k, 1, 0);
 		ret = ut_put(eng, k, val, 900, &err);
 		if (!ret)
 			done++;
 	}
-	ut_sys_reset();
+	atomic_store(&enospc_armed, 0);
 	ktap_diag("after %llu rows: %s", (unsigned long long)done, err.msg);
 	ok = ret == -ENOSPC && strstr(err.msg, "no space left");
 	ut_engine_close(eng, &err);
+	ut_sys_reset();
 	eng = open_engine(4 << 20);
 	if (!eng)
 		return 0;

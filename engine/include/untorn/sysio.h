@@ -5,7 +5,9 @@
  * The idea is SQLite's os_unix.c aSyscall[]: every open, read, write,
  * sync, allocation and io_uring setup/submit is called through ut_sys, so
  * a test can replace one entry to inject a short write, a torn write, EIO
- * or ENOSPC, and ut_sys_reset() puts the real calls back.
+ * or ENOSPC, and ut_sys_reset() puts the real calls back.  The engine's
+ * threads read the table without a lock: change it only while no store is
+ * open (a replacement that must act later can check a flag of its own).
  *
  * Every entry returns -errno on failure (never -1 with errno).
  */
