@@ -247,6 +247,10 @@ static void feature_tracepoint(const char *name, const char *alt, const char *no
 			ktap_ok(1, "%s", label);
 			return;
 		}
+		if (!strncmp(name, "jbd2/", 5) && access("/sys/module/jbd2", F_OK)) {
+			ktap_skip_case(label, "jbd2 is not loaded: no ext3/ext4 mounted yet (modprobe jbd2, or mount one)");
+			return;
+		}
 		snprintf(path, sizeof(path), "%s/%s", roots[r], alt);
 		ktap_skip_case(label, "absent%s%s (%s)", access(path, F_OK) ? "" : "; has ",
 			       access(path, F_OK) ? "" : alt, note);

@@ -14,7 +14,7 @@ trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
 ktap_plan 6
 
-SCRIPTS="bench-matrix bt-plot crash-kill9 crash-matrix crash-sim demo emulate-hdd fio-compare
+SCRIPTS="bench-matrix bt-plot crash-kill9 crash-matrix crash-sim demo emulate-hdd fio-compare kernel-matrix
 	 install-deps mkfs-atomic mkfs-journal profile profile-overhead scan-matrix"
 # bad values, each refused before anything is made
 BAD_CMDS=("demo --rows 0 --dir $scratch/d" "demo --seconds x --dir $scratch/d" "fio-compare --dir $scratch --size xyz --out $scratch/o"
