@@ -345,19 +345,24 @@ void ut_engine_stats(struct ut_engine *eng, struct ut_engine_stats *s)
 	s->commits = atomic_load(&eng->commits);
 	s->pages_written = atomic_load(&eng->pages_written);
 	s->page_bytes_written = s->pages_written * eng->geom.page_size;
-	s->redo_bytes_written = eng->log.bytes_written;
+	s->redo_bytes_written = __atomic_load_n(&eng->log.bytes_written, __ATOMIC_RELAXED);
 	s->dblwr_bytes_written = eng->has_dblwr ? s->page_bytes_written : 0;
-	s->fsyncs = eng->log.fsyncs + atomic_load(&eng->data_fsyncs) +
+	s->fsyncs = __atomic_load_n(&eng->log.fsyncs, __ATOMIC_RELAXED) +
+		    atomic_load(&eng->data_fsyncs) +
 		    (eng->has_dblwr ? atomic_load(&eng->dblwr_fsyncs) : 0);
 	s->checkpoints = atomic_load(&eng->checkpoints);
-	if (eng->has_dblwr) {
+	if (eng->has_dblwr) {	/* counted under the segment mutex */
+		ut_mutex_lock(&eng->dblwr.mutex);
 		s->dblwr_waits = eng->dblwr.waits;
 		s->dblwr_wait_ns = eng->dblwr.wait_ns;
+		ut_mutex_unlock(&eng->dblwr.mutex);
 	}
+	ut_mutex_lock(&eng->pool.mutex);	/* counted under the pool mutex */
 	s->pool_reads = eng->pool.stats.reads;
 	s->pool_hits = eng->pool.stats.hits;
 	s->pool_misses = eng->pool.stats.misses;
 	s->pool_free_waits = eng->pool.stats.free_waits;
+	ut_mutex_unlock(&eng->pool.mutex);
 }
 
 const char *ut_engine_guard(const struct ut_engine *eng)
