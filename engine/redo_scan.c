@@ -91,56 +91,16 @@ static int scan_block(struct scan_state *st, const unsigned char *blk,
 	return 0;
 }
 
-static int scan_blocks(struct ut_redo *log, struct ut_ring *ring,
-		       struct scan_state *st, struct ut_err *err)
-{
-	uint64_t lsn = st->scan->start_lsn / UT_LOG_BLOCK * UT_LOG_BLOCK;
-	uint64_t limit = lsn + log->capacity, off, n, i;
-	unsigned char *chunk;
-	struct ut_io io;
-	int ret = 0;
-
-	chunk = ut_io_alloc(SCAN_CHUNK);
-	if (!chunk)
-		return -ENOMEM;
-	while (!st->done && lsn < limit) {
-		off = UT_LOG_HDR_SIZE + lsn % log->capacity;
-		n = UT_LOG_HDR_SIZE + log->capacity - off;
-		if (n > SCAN_CHUNK)
-			n = SCAN_CHUNK;
-		ut_io_read(&io, log->fd, chunk, n, off);
-		ret = ut_ring_run(ring, &io, 1);
-		if (ret) {
-			ut_err_set(err, ret, "%s: cannot read the redo log at LSN %llu: %s",
-				   log->path, (unsigned long long)lsn, strerror(-ret));
-			break;
-		}
-		for (i = 0; i < n && !st->done; i += UT_LOG_BLOCK) {
-			ret = scan_block(st, chunk + i, lsn + i);
-			if (ret)
-				goto out_free;
-		}
-		lsn += n;
-	}
-	if (!st->done)
-		st->scan->stop_reason = "log full circle";
-out_free:
-	free(chunk);
-	return ret;
-}
-
 /*
- * After the block the scan stopped at (damaged, or all zeros): the last
- * block further on that is sound in this lap of the log (its LSN is the
- * one its place holds now), or 0.  Reads the rest of the circular area;
- * only a log that stopped at such a block pays this.
+ * Reads the circular area from lsn (block aligned) up to limit in chunks
+ * and hands each block to fn, which returns 0 to go on, 1 to stop, or
+ * -errno.  Returns 0, the first error, or 1 when fn stopped.
  */
-static int probe_after(struct ut_redo *log, struct ut_ring *ring,
-		       struct scan_state *st, uint64_t from, uint64_t *last,
-		       struct ut_err *err)
+static int for_each_block(struct ut_redo *log, struct ut_ring *ring,
+			  uint64_t lsn, uint64_t limit,
+			  int (*fn)(void *arg, const unsigned char *blk, uint64_t blk_lsn),
+			  void *arg, struct ut_err *err)
 {
-	uint64_t lsn = from + UT_LOG_BLOCK;
-	uint64_t limit = st->scan->start_lsn / UT_LOG_BLOCK * UT_LOG_BLOCK + log->capacity;
 	uint64_t off, n, i;
 	unsigned char *chunk;
 	struct ut_io io;
@@ -149,7 +109,7 @@ static int probe_after(struct ut_redo *log, struct ut_ring *ring,
 	chunk = ut_io_alloc(SCAN_CHUNK);
 	if (!chunk)
 		return -ENOMEM;
-	while (lsn < limit) {
+	while (!ret && lsn < limit) {
 		off = UT_LOG_HDR_SIZE + lsn % log->capacity;
 		n = UT_LOG_HDR_SIZE + log->capacity - off;
 		if (n > SCAN_CHUNK)
@@ -163,13 +123,57 @@ static int probe_after(struct ut_redo *log, struct ut_ring *ring,
 				   log->path, (unsigned long long)lsn, strerror(-ret));
 			break;
 		}
-		for (i = 0; i < n; i += UT_LOG_BLOCK)
-			if (block_sound(chunk + i, lsn + i))
-				*last = lsn + i;
+		for (i = 0; i < n && !ret; i += UT_LOG_BLOCK)
+			ret = fn(arg, chunk + i, lsn + i);
 		lsn += n;
 	}
 	free(chunk);
 	return ret;
+}
+
+static int scan_one(void *arg, const unsigned char *blk, uint64_t blk_lsn)
+{
+	struct scan_state *st = arg;
+	int ret = scan_block(st, blk, blk_lsn);
+
+	return ret ? ret : st->done;
+}
+
+static int scan_blocks(struct ut_redo *log, struct ut_ring *ring,
+		       struct scan_state *st, struct ut_err *err)
+{
+	uint64_t lsn = st->scan->start_lsn / UT_LOG_BLOCK * UT_LOG_BLOCK;
+	int ret;
+
+	ret = for_each_block(log, ring, lsn, lsn + log->capacity, scan_one, st, err);
+	if (ret < 0)
+		return ret;
+	if (!st->done)
+		st->scan->stop_reason = "log full circle";
+	return 0;
+}
+
+static int note_sound(void *arg, const unsigned char *blk, uint64_t blk_lsn)
+{
+	if (block_sound(blk, blk_lsn))
+		*(uint64_t *)arg = blk_lsn;
+	return 0;
+}
+
+/*
+ * After the block the scan stopped at (damaged, or all zeros): the last
+ * block further on that is sound in this lap of the log (its LSN is the
+ * one its place holds now), or 0.  Reads the rest of the circular area;
+ * only a log that stopped at such a block pays this.
+ */
+static int probe_after(struct ut_redo *log, struct ut_ring *ring,
+		       struct scan_state *st, uint64_t from, uint64_t *last,
+		       struct ut_err *err)
+{
+	uint64_t limit = st->scan->start_lsn / UT_LOG_BLOCK * UT_LOG_BLOCK + log->capacity;
+
+	return for_each_block(log, ring, from + UT_LOG_BLOCK, limit, note_sound,
+			      last, err);
 }
 
 /*
