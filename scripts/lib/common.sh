@@ -62,6 +62,20 @@ make_dir() {
 	mkdir -p "$1" 2>/dev/null || die "cannot create directory $1"
 }
 
+# jget FILE KEY: one top-level field of a JSON file
+jget() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+
+# json_set FILE KEY VALUE...: adds string fields to a JSON object file
+json_set() {
+	python3 - "$@" <<'PY'
+import json, sys
+f, kv = sys.argv[1], sys.argv[2:]
+d = json.load(open(f))
+d.update(zip(kv[0::2], kv[1::2]))
+json.dump(d, open(f, "w"), indent=1)
+PY
+}
+
 # python3 with matplotlib if there is one (Debian's lives in /usr/bin)
 plot_python() {
 	if python3 -c 'import matplotlib' 2>/dev/null; then
