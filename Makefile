@@ -60,7 +60,8 @@ HDD        := $(BUILD)/untorn-hdd
 HAVE_FUSE3 := $(shell pkg-config --exists fuse3 && echo yes)
 
 .PHONY: deps-fuzz deps-lint
-.PHONY: all test check deps demo install uninstall clean crash-test tsan fuzz fuzz-build lint
+.PHONY: all test check deps demo install uninstall clean crash-test tsan fuzz fuzz-build lint \
+	test-build kernel-matrix kernel-test
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(UNTORN) $(FSCHECK) $(if $(HAVE_FUSE3),$(HDD))
 
@@ -97,6 +98,11 @@ TSAN_TESTS := ring_test fault_test engine_test scan_test crash_test
 test: all
 	$(MAKE) -C tests run_tests BUILD=$(abspath $(BUILD)) SAN_FLAGS="$(SAN_FLAGS)" \
 		$(if $(filter thread,$(SANITIZE)),ONLY="$(TSAN_TESTS)")
+
+# the test programs and helpers without running them (kernel-matrix
+# takes them into its guests)
+test-build: all
+	$(MAKE) -C tests all BUILD=$(abspath $(BUILD)) SAN_FLAGS="$(SAN_FLAGS)"
 
 # ThreadSanitizer on the multi-threaded tests (make check SANITIZE=thread)
 tsan:
@@ -140,6 +146,16 @@ fuzz: fuzz-build
 # 200 power cuts per guard x filesystem (root; takes long, prints progress)
 crash-test: all
 	scripts/crash-matrix --trials $(or $(TRIALS),200)
+
+# the kernel matrix (scripts/kernel-matrix): Debian's 6.1 and 6.12 and
+# the host; quick for CI (probes, unit tests, a few power-cut replay
+# points per guard), full for every flush point and the long tests
+KM_OUT ?= $(BUILD)/kernel-matrix
+kernel-matrix: test-build
+	scripts/kernel-matrix --suite quick --out $(KM_OUT)
+
+kernel-test: test-build
+	scripts/kernel-matrix --suite full --out $(KM_OUT)-full
 
 deps:
 	scripts/install-deps

@@ -559,6 +559,12 @@ static unsigned chain_issue(struct ut_ring *ring, struct ut_io *head,
 		if (prev)
 			prev->flags |= IOSQE_IO_LINK;
 		sqe_prep(ring, sqe, io, admit);
+		/* A retry after -EAGAIN goes through io-wq, which issues it
+		 * blocking: resubmitting the non-blocking attempt gets -EAGAIN
+		 * again where the device cannot do REQ_NOWAIT (6.1: O_DIRECT
+		 * through dm-log-writes) */
+		if (io->retries)
+			sqe->flags |= IOSQE_ASYNC;
 		io->state = IO_INFLIGHT;
 		io->issued_ns = UT_PROBE_ENABLED(ring__complete) ? ut_now_ns() : 0;
 		if (io->done || io->retries)

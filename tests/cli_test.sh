@@ -9,8 +9,8 @@
 # and the fix, and writes nothing.
 set -u
 
-UNTORN=${UNTORN:-$(dirname "$0")/../build/untorn}
-scratch=$(mktemp -d "/tmp/untorn-cli-$$-XXXXXX")
+UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
+scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-cli-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
 ktap_plan 21

@@ -11,7 +11,7 @@
 # crash, hang, or come back clean with rows lost (tests/corrupt_stores.py).
 set -u
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 UNTORN=${UNTORN:-$top/build/untorn}
 N=${UNTORN_CORRUPT_STORES:-500}
 SEED=${UNTORN_CORRUPT_SEED:-$RANDOM}

@@ -32,8 +32,8 @@
 #include <untorn/engine.h>
 #include <untorn/store.h>
 #include <untorn/sysio.h>
-#include "../engine/cli/acks.h"
-#include "../engine/cli/rowgen.h"
+#include "acks.h"
+#include "rowgen.h"
 #include "ktap.h"
 #include "testlib.h"
 

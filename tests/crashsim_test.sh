@@ -7,8 +7,8 @@
 # `untorn check` reports.  `make crash-test` runs 200 per configuration.
 set -u
 
-top=$(cd "$(dirname "$0")/.." && pwd)
-scratch=$(mktemp -d "/tmp/untorn-crashsim-test-$$-XXXXXX")
+top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-crashsim-test-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
 TRIALS=${UNTORN_CRASHSIM_TRIALS:-3}

@@ -10,10 +10,10 @@
 # (with the reason) without root, bpftrace or tracefs.
 set -u
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 UNTORN=${UNTORN:-$top/build/untorn}
 CONTEND=${TEST_OUTPUT:-$top/build/tests}/mutex_contend
-scratch=$(mktemp -d "/tmp/untorn-ebpf-$$-XXXXXX")
+scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-ebpf-$$-XXXXXX")
 loop="" mnt="" bt_pid="" contend_pid="" unmount_tracefs="" unmount_debugfs=""
 cleanup() {
 	[ -n "$bt_pid" ] && kill -TERM "$bt_pid" 2>/dev/null && wait "$bt_pid" 2>/dev/null

@@ -16,7 +16,7 @@
 #include <untorn/engine.h>
 #include <untorn/store.h>
 #include <untorn/sysio.h>
-#include "../engine/cli/rowgen.h"
+#include "rowgen.h"
 #include "ktap.h"
 #include "testlib.h"
 

@@ -6,13 +6,16 @@
  * and fsync), setup flags (SINGLE_ISSUER|DEFER_TASKRUN, COOP_TASKRUN:
  * retried without on EINVAL, as the ring does), registered files, statx
  * DIOALIGN and atomic write units, RWF_ATOMIC on an O_DIRECT write,
- * whether io_uring's buffered writes are punted to io-wq workers, and the
- * tracepoints ebpf/ attaches to.  A feature the kernel lacks is "ok #
+ * whether io_uring's buffered writes are punted to io-wq workers, what
+ * O_DIRECT does on ext4 data=journal, and the tracepoints ebpf/ attaches
+ * to.  A feature the kernel lacks is "ok #
  * SKIP <why>"; one it claims but that does not work is "not ok".  One
  * column of the kernel matrix.
  *
  * UNTORN_TEST_DIR: where the probe files go (default /tmp): the
  * filesystem's answers (DIOALIGN, atomic units) are that filesystem's.
+ * UNTORN_TEST_BDEV: a scratch block device whose last 64 KiB the
+ * RWF_ATOMIC block device case may overwrite (skipped without it).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include "fscaps.h"
@@ -230,6 +235,108 @@ static void feature_rwf_atomic(void)
 	close(fd);
 }
 
+/* The device's atomic_write_unit_max_bytes in sysfs; 0 if none. */
+static unsigned long long bdev_atomic_unit_max(int fd)
+{
+	unsigned long long unit = 0;
+	char path[128];
+	struct stat sb;
+	FILE *f;
+
+	if (fstat(fd, &sb) || !S_ISBLK(sb.st_mode))
+		return 0;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/atomic_write_unit_max_bytes",
+		 major(sb.st_rdev), minor(sb.st_rdev));
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &unit) != 1)
+		unit = 0;
+	fclose(f);
+	return unit;
+}
+
+/*
+ * RWF_ATOMIC straight to a block device (Linux >= 6.11 on a device that
+ * reports atomic units, e.g. scsi_debug atomic_wr=1): only when
+ * UNTORN_TEST_BDEV names one, whose last 64 KiB it overwrites.
+ */
+static void feature_bdev_atomic(void)
+{
+	const char *bdev = getenv("UNTORN_TEST_BDEV");
+	unsigned long long unit;
+	struct iovec iov;
+	off_t end;
+	void *buf;
+	ssize_t n;
+	int fd;
+
+	if (!bdev || !*bdev) {
+		ktap_skip_case("RWF_ATOMIC on a block device", "no scratch device given (UNTORN_TEST_BDEV)");
+		return;
+	}
+	fd = open(bdev, O_RDWR | O_DIRECT);
+	if (fd < 0 || (end = lseek(fd, 0, SEEK_END)) < 65536) {
+		ktap_skip_case("RWF_ATOMIC on a block device", "cannot open %s with O_DIRECT: %s", bdev, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	unit = bdev_atomic_unit_max(fd);
+	if (unit < 512 || unit > 65536) {
+		ktap_skip_case("RWF_ATOMIC on a block device", "the device reports no atomic write units");
+		close(fd);
+		return;
+	}
+	if (posix_memalign(&buf, 4096, unit))
+		abort();
+	memset(buf, 0x3c, unit);
+	iov.iov_base = buf;
+	iov.iov_len = unit;
+	n = pwritev2(fd, &iov, 1, end - 65536, RWF_ATOMIC);
+	ktap_ok(n == (ssize_t)iov.iov_len, "RWF_ATOMIC on a block device: %zu bytes (the device's largest unit): %s",
+		iov.iov_len, n < 0 ? strerror(errno) : "written");
+	free(buf);
+	close(fd);
+}
+
+/*
+ * O_DIRECT on ext4 data=journal: ext4 cannot journal data that bypasses
+ * the page cache, so it takes O_DIRECT and serves it buffered (statx
+ * reports no DIO alignment); the journal guard relies on the data going
+ * through the journal either way.  Refused opens are a kernel that
+ * behaves otherwise: said, not failed.
+ */
+static void feature_dj_odirect(const char *dir)
+{
+	struct ut_fscaps caps;
+	struct iovec iov;
+	void *buf;
+	ssize_t n;
+	int fd;
+
+	if (ut_fscaps_probe(dir, &caps) || caps.data_mode != UT_DATA_JOURNAL) {
+		ktap_skip_case("O_DIRECT on ext4 data=journal", "the test directory is not on ext4 data=journal");
+		return;
+	}
+	fd = open(probe_path, O_RDWR | O_DIRECT);
+	if (fd < 0) {
+		ktap_skip_case("O_DIRECT on ext4 data=journal", "open(O_DIRECT) refused: %s", strerror(errno));
+		return;
+	}
+	if (posix_memalign(&buf, 4096, 16384))
+		abort();
+	memset(buf, 0xa5, 16384);
+	iov.iov_base = buf;
+	iov.iov_len = 16384;
+	n = pwritev2(fd, &iov, 1, 0, 0);
+	ktap_ok(n == 16384, "O_DIRECT on ext4 data=journal: a 16 KiB write %s, served %s",
+		n == 16384 ? "accepted" : "failed",
+		caps.dio_offset_align ? "direct (statx reports DIO alignment)" : "buffered through the journal (no DIO alignment in statx)");
+	free(buf);
+	close(fd);
+}
+
 /* a tracepoint under tracefs, or the reason it cannot be looked at */
 static void feature_tracepoint(const char *name, const char *alt, const char *note)
 {
@@ -264,7 +371,7 @@ int main(void)
 	const char *dir = test_scratch_dir("features");
 	int fd;
 
-	ktap_plan(13);
+	ktap_plan(15);
 	snprintf(probe_path, sizeof(probe_path), "%s/probe", dir);
 	fd = open(probe_path, O_RDWR | O_CREAT, 0600);
 	if (fd < 0 || ftruncate(fd, PROBE_BYTES)) {
@@ -284,6 +391,8 @@ int main(void)
 	}
 	feature_statx(dir);
 	feature_rwf_atomic();
+	feature_dj_odirect(dir);
+	feature_bdev_atomic();
 	feature_tracepoint("block/block_io_start", "block/block_getrq", "Linux >= 6.5; io-latency.pre6.5.bt uses block_getrq");
 	feature_tracepoint("io_uring/io_uring_submit_req", "io_uring/io_uring_submit_sqe", "Linux >= 6.4; uring.pre6.4.bt uses submit_sqe");
 	feature_tracepoint("jbd2/jbd2_run_stats", "jbd2/jbd2_start_commit", "jbd2-commit.bt; CONFIG_JBD2");

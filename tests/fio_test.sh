@@ -9,7 +9,7 @@
 # it made, and refuses bad input with exit 2.
 set -u
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/var/tmp}/untorn-fio-test-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"

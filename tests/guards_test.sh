@@ -10,9 +10,9 @@
 # benchmark and check clean.
 set -u
 
-UNTORN=${UNTORN:-$(dirname "$0")/../build/untorn}
+UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
 FSCHECK=${FSCHECK:-$(dirname "$UNTORN")/untorn-fscheck}
-scratch=$(mktemp -d "/tmp/untorn-guards-$$-XXXXXX")
+scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-guards-$$-XXXXXX")
 loops=()
 mounts=()
 cleanup() {

@@ -9,7 +9,7 @@
 # files (not the build tree's).
 set -u
 
-TOP=$(cd "$(dirname "$0")/.." && pwd)
+TOP=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 BUILD=${BUILD:-$TOP/build}
 prefix=$(mktemp -d "/tmp/untorn-install-$$-XXXXXX")
 trap 'rm -rf "$prefix"' EXIT

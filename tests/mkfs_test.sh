@@ -9,7 +9,7 @@
 # nothing changed.
 set -u
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 scratch=$(mktemp -d "/var/tmp/untorn-mkfs-$$-XXXXXX")
 cleanup() {
 	local m l

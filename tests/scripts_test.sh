@@ -8,13 +8,13 @@
 # or mount left.
 set -u
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/var/tmp}/untorn-scripts-test-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
 ktap_plan 6
 
-SCRIPTS="bench-matrix bt-plot crash-kill9 crash-matrix crash-sim demo emulate-hdd fio-compare kernel-matrix
+SCRIPTS="bench-matrix bt-plot crash-kill9 crash-matrix crash-sim demo emulate-hdd fio-compare kernel-matrix kernel-suite logwrites-replay
 	 install-deps mkfs-atomic mkfs-journal profile profile-overhead scan-matrix"
 # bad values, each refused before anything is made
 BAD_CMDS=("demo --rows 0 --dir $scratch/d" "demo --seconds x --dir $scratch/d" "fio-compare --dir $scratch --size xyz --out $scratch/o"
@@ -37,7 +37,8 @@ BAD_CMDS=("demo --rows 0 --dir $scratch/d" "demo --seconds x --dir $scratch/d" "
 # the root-only ones, each with arguments that would make it act
 ROOT_CMDS=("mkfs-journal $scratch/img --mount $scratch/m" "mkfs-atomic $scratch/img --mount $scratch/m" "emulate-hdd start --size 64M"
 	   "profile -- true" "scan-matrix --out $scratch/o" "bench-matrix --out $scratch/o"
-	   "crash-sim --trials 1" "profile-overhead --dir $scratch")
+	   "crash-sim --trials 1" "profile-overhead --dir $scratch" "logwrites-replay --disk $scratch/img"
+	   "kernel-suite --out $scratch/o" "kernel-matrix --out $scratch/o --kernels 6.1")
 
 # one_line_exit2 NAME CMD...: exit 2, exactly one line on stderr
 one_line_exit2() {

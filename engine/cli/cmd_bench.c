@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <untorn/engine.h>
 #include <untorn/latch.h>
+#include "ack_dev.h"
 #include "cli.h"
 #include "rowgen.h"
 
@@ -34,13 +35,20 @@ static const char bench_help[] =
 "slot wait time, and latch waits per class.  --cleaners (default 2) page\n"
 "cleaner threads share the store's doublewrite segments (2 by default):\n"
 "more cleaners than segments wait for slots.  --rows N: keys 0..N-1 exist\n"
-"(as after `load --rows N`); without it the store is scanned to find out.\n";
+"(as after `load --rows N`); without it the store is scanned to find out.\n"
+"--ack-fd FD writes \"KEY VERSION\" of every acknowledged commit to FD;\n"
+"--ack-dev PATH writes each as a record of its own, one logical block,\n"
+"with O_DIRECT|O_DSYNC, to a block device (or file) for power-cut replays\n"
+"(read back with the zero bytes removed; `untorn verify --acks`).\n";
 
 struct bench {
 	struct ut_engine *eng;
 	uint64_t rows;		/* keys 0..rows-1 exist */
 	uint64_t seconds, threads, update_pct, value_size;
 	int ack_fd;
+	struct ack_dev ack_dev;
+	const char *ack_dev_path;
+	atomic_int ack_dev_full;	/* said once that it is full */
 	int lazy;
 	int rows_given;
 	unsigned cleaners;
@@ -94,6 +102,25 @@ static uint64_t next_key(struct worker *w)
 	return b->rows + (w->inserts++) * b->threads + w->id;
 }
 
+/* Records an acknowledgement on --ack-dev; nonzero stops the run. */
+static int ack_dev_record(struct bench *b, uint64_t key, uint64_t version)
+{
+	int ret = ack_dev_put(&b->ack_dev, key, version);
+
+	if (ret == -ENOSPC) {
+		if (!atomic_exchange(&b->ack_dev_full, 1))
+			fprintf(stderr, "untorn: bench: %s is full after %llu acknowledgements; the rest are not recorded\n",
+				b->ack_dev_path, (unsigned long long)b->ack_dev.slots);
+		return 0;
+	}
+	if (ret && !atomic_exchange(&b->failed, 1)) {
+		snprintf(b->err.msg, sizeof(b->err.msg), "cannot write an acknowledgement to %s: %s",
+			 b->ack_dev_path, strerror(-ret));
+		atomic_store(&b->stop, 1);
+	}
+	return ret;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -122,6 +149,8 @@ static void *worker_main(void *arg)
 			if (write(b->ack_fd, ack, n) != n)
 				b->ack_fd = -1;
 		}
+		if (b->ack_dev.fd >= 0 && ack_dev_record(b, key, version))
+			break;
 	}
 	return NULL;
 }
@@ -278,6 +307,7 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 		{ "value-size", required_argument, NULL, 'v' },
 		{ "pool", required_argument, NULL, 'p' },
 		{ "ack-fd", required_argument, NULL, 'a' },
+		{ "ack-dev", required_argument, NULL, 'A' },
 		{ "cleaners", required_argument, NULL, 'C' },
 		{ "rows", required_argument, NULL, 'R' },
 		{ "json", no_argument, NULL, 'j' },
@@ -292,6 +322,7 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 	b->update_pct = 75;
 	b->value_size = 100;
 	b->ack_fd = -1;
+	b->ack_dev.fd = -1;
 	ut_engine_opts_default(eo);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -335,6 +366,9 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 			if (cli_parse_num("bench", "--ack-fd", optarg, 0, 1 << 20, &v))
 				return -1;
 			b->ack_fd = v;
+			break;
+		case 'A':
+			b->ack_dev_path = optarg;
 			break;
 		case 'j':
 			*as_json = 1;
@@ -407,12 +441,22 @@ int cmd_bench(int argc, char **argv)
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_ERROR;
 	b.cleaners = eo.cleaners;
-	if (cli_engine_open(argv[optind + 1], &eo, &b.eng))
+	if (b.ack_dev_path) {
+		ret = ack_dev_open(&b.ack_dev, b.ack_dev_path);
+		if (ret)
+			return cli_fail("--ack-dev %s: %s; give a block device or a preallocated file for the acknowledgements",
+					b.ack_dev_path, ret == -ENOTBLK ? "neither a block device nor a regular file" :
+					ret == -ENOSPC ? "too small for one record" : strerror(-ret));
+	}
+	if (cli_engine_open(argv[optind + 1], &eo, &b.eng)) {
+		ack_dev_close(&b.ack_dev);
 		return EXIT_ERROR;
+	}
 	if (b.value_size > ut_engine_value_max(b.eng)) {
 		uint32_t max = ut_engine_value_max(b.eng);
 
 		cli_engine_close(b.eng);
+		ack_dev_close(&b.ack_dev);
 		return cli_usage_fail("bench", "--value-size %llu exceeds %u, 1/8 of this store's page",
 				      (unsigned long long)b.value_size, max);
 	}
@@ -433,6 +477,7 @@ int cmd_bench(int argc, char **argv)
 	for (i = 0; w && i < b.threads; i++)
 		free(w[i].lat_us);
 	free(w);
+	ack_dev_close(&b.ack_dev);
 	if (cli_engine_close(b.eng))
 		return EXIT_ERROR;
 	return ret;
