@@ -15,7 +15,7 @@
  * UNTORN_TEST_DIR: where the probe files go (default /tmp): the
  * filesystem's answers (DIOALIGN, atomic units) are that filesystem's.
  * UNTORN_TEST_BDEV: a scratch block device whose last 64 KiB the
- * RWF_ATOMIC block device case may overwrite (skipped without it).
+ * RWF_ATOMIC block device case overwrites (skipped without it).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -235,18 +235,18 @@ static void feature_rwf_atomic(void)
 	close(fd);
 }
 
-/* The device's atomic_write_unit_max_bytes in sysfs; 0 if none. */
-static unsigned long long bdev_atomic_unit_max(int fd)
+/* One of the device's atomic_write_* limits in sysfs; 0 if none. */
+static unsigned long long bdev_atomic_limit(int fd, const char *leaf)
 {
 	unsigned long long unit = 0;
-	char path[128];
+	char path[160];
 	struct stat sb;
 	FILE *f;
 
 	if (fstat(fd, &sb) || !S_ISBLK(sb.st_mode))
 		return 0;
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/atomic_write_unit_max_bytes",
-		 major(sb.st_rdev), minor(sb.st_rdev));
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/atomic_write_%s_bytes",
+		 major(sb.st_rdev), minor(sb.st_rdev), leaf);
 	f = fopen(path, "r");
 	if (!f)
 		return 0;
@@ -259,7 +259,8 @@ static unsigned long long bdev_atomic_unit_max(int fd)
 /*
  * RWF_ATOMIC straight to a block device (Linux >= 6.11 on a device that
  * reports atomic units, e.g. scsi_debug atomic_wr=1): only when
- * UNTORN_TEST_BDEV names one, whose last 64 KiB it overwrites.
+ * UNTORN_TEST_BDEV names one, whose last 64 KiB it overwrites with one
+ * 16 KiB write (or the device's nearest unit).
  */
 static void feature_bdev_atomic(void)
 {
@@ -282,9 +283,15 @@ static void feature_bdev_atomic(void)
 			close(fd);
 		return;
 	}
-	unit = bdev_atomic_unit_max(fd);
+	/* a 16 KiB page, within the device's unit range */
+	unit = 16384;
+	if (unit < bdev_atomic_limit(fd, "unit_min"))
+		unit = bdev_atomic_limit(fd, "unit_min");
+	if (unit > bdev_atomic_limit(fd, "unit_max"))
+		unit = bdev_atomic_limit(fd, "unit_max");
 	if (unit < 512 || unit > 65536) {
-		ktap_skip_case("RWF_ATOMIC on a block device", "the device reports no atomic write units");
+		ktap_skip_case("RWF_ATOMIC on a block device", "the device reports no atomic write unit of 512 B..64 KiB (%llu..%llu)",
+			       bdev_atomic_limit(fd, "unit_min"), bdev_atomic_limit(fd, "unit_max"));
 		close(fd);
 		return;
 	}
@@ -294,7 +301,7 @@ static void feature_bdev_atomic(void)
 	iov.iov_base = buf;
 	iov.iov_len = unit;
 	n = pwritev2(fd, &iov, 1, end - 65536, RWF_ATOMIC);
-	ktap_ok(n == (ssize_t)iov.iov_len, "RWF_ATOMIC on a block device: %zu bytes (the device's largest unit): %s",
+	ktap_ok(n == (ssize_t)iov.iov_len, "RWF_ATOMIC on a block device: %zu bytes: %s",
 		iov.iov_len, n < 0 ? strerror(errno) : "written");
 	free(buf);
 	close(fd);
