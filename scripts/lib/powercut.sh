@@ -41,6 +41,12 @@ cut_evaluate() {
 	return 0
 }
 
+# cut_unreported: 0 when the last cut_evaluate found damage (recovery
+# failed, or commits were lost) that check had not reported before it
+cut_unreported() {
+	{ [ $cut_rec -ne 0 ] || [ "$cut_lost" -gt 0 ]; } && [ "$cut_torn" -eq 0 ]
+}
+
 # cut_judge EXPECT: 0 when the last cut_evaluate went as EXPECT (safe:
 # nothing unrecoverable, nothing lost; detect: damage, if any, was
 # reported by check before recovery)
@@ -48,6 +54,6 @@ cut_judge() {
 	if [ "$1" = safe ]; then
 		[ "$cut_unrec" -eq 0 ] && [ "$cut_lost" -eq 0 ]
 	else
-		! { { [ $cut_rec -ne 0 ] || [ "$cut_lost" -gt 0 ]; } && [ "$cut_torn" -eq 0 ]; }
+		! cut_unreported
 	fi
 }
