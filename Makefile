@@ -2,7 +2,7 @@
 #
 # Makefile - user-space build of untorn: libuntorn (static and shared), the
 # `untorn` command, the tests, install and the demo.  The kernel module is
-# built by Kbuild (see `make kmod`, once fs-integration/kmod exists).
+# built by Kbuild: `make kmod [KDIR=/lib/modules/RELEASE/build]`.
 #
 #   make                 build into build/
 #   make test            run the KTAP test suite (tests/)
@@ -36,7 +36,7 @@ SAN_FLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -f
 
 CFLAGS     ?= -O2 -g
 UT_CFLAGS  := -std=gnu11 -Wall -Wextra -Werror -fPIC -D_GNU_SOURCE \
-	      -DUNTORN_VERSION='"$(VERSION)"' -Iengine/include -Ifs-integration/fscaps \
+	      -DUNTORN_VERSION='"$(VERSION)"' -Iengine/include -Ifs-integration/fscaps -Ifs-integration/kmod \
 	      $(CFLAGS) $(SAN_FLAGS)
 LDFLAGS    += $(SAN_FLAGS)
 LDLIBS     := -luring
@@ -49,21 +49,22 @@ CLI_SRCS   := $(wildcard engine/cli/*.c)
 LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CLI_OBJS   := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 HEADERS    := $(wildcard engine/*.h engine/include/*.h engine/include/untorn/*.h engine/cli/*.h \
-	      fs-integration/fscaps/*.h)
+	      fs-integration/fscaps/*.h fs-integration/kmod/untorn_jw_uapi.h)
 
 STATIC_LIB := $(BUILD)/libuntorn.a
 SHARED_LIB := $(BUILD)/libuntorn.so.$(VERSION)
 SONAME     := libuntorn.so.$(SOVERSION)
 UNTORN     := $(BUILD)/untorn
 FSCHECK    := $(BUILD)/untorn-fscheck
+JWWRITE    := $(BUILD)/untorn-jw-write
 HDD        := $(BUILD)/untorn-hdd
 HAVE_FUSE3 := $(shell pkg-config --exists fuse3 && echo yes)
 
 .PHONY: deps-fuzz deps-lint
 .PHONY: all test check deps demo install uninstall clean crash-test tsan fuzz fuzz-build lint \
-	test-build kernel-matrix kernel-test
+	test-build kernel-matrix kernel-test kmod
 
-all: $(STATIC_LIB) $(SHARED_LIB) $(UNTORN) $(FSCHECK) $(if $(HAVE_FUSE3),$(HDD))
+all: $(STATIC_LIB) $(SHARED_LIB) $(UNTORN) $(FSCHECK) $(JWWRITE) $(if $(HAVE_FUSE3),$(HDD))
 
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -88,6 +89,9 @@ $(HDD): scripts/hdd/untorn-hdd.c
 		-o $@ $< $$(pkg-config --libs fuse3) -lm -lpthread
 
 $(FSCHECK): $(BUILD)/fs-integration/untorn-fscheck.o $(STATIC_LIB)
+	$(CC) -o $@ $< $(STATIC_LIB) $(LDFLAGS) $(LDLIBS)
+
+$(JWWRITE): $(BUILD)/fs-integration/untorn-jw-write.o $(STATIC_LIB)
 	$(CC) -o $@ $< $(STATIC_LIB) $(LDFLAGS) $(LDLIBS)
 
 # under ThreadSanitizer, the tests where threads share the engine: group
@@ -128,16 +132,17 @@ fuzz-build: $(if $(filter 0,$(shell id -u)),deps-fuzz)
 	done
 
 # cppcheck and clang-tidy on the C sources, configured in tests/lint/;
-# any finding fails
-LINT_SRCS := $(LIB_SRCS) $(CLI_SRCS) fs-integration/untorn-fscheck.c
-LINT_INC  := -D_GNU_SOURCE -DUT_HAVE_SDT -Iengine/include -Iengine -Ifs-integration/fscaps
+# any finding fails (the kernel module is checked by its compiler, -Werror
+# in its Kbuild, and by the kernel matrix)
+LINT_SRCS := $(LIB_SRCS) $(CLI_SRCS) fs-integration/untorn-fscheck.c fs-integration/untorn-jw-write.c
+LINT_INC  := -D_GNU_SOURCE -DUT_HAVE_SDT -Iengine/include -Iengine -Ifs-integration/fscaps -Ifs-integration/kmod
 
 lint: $(if $(filter 0,$(shell id -u)),deps-lint)
 	@command -v cppcheck >/dev/null && command -v clang-tidy >/dev/null || \
 		{ echo "lint: cppcheck or clang-tidy not found; install them: apt-get install cppcheck clang-tidy" >&2; exit 2; }
 	cppcheck --enable=warning,performance,portability --std=c11 --quiet --error-exitcode=1 \
 		--inline-suppr --suppressions-list=tests/lint/cppcheck.txt $(LINT_INC) \
-		engine engine/cli fs-integration tests/*.c tests/fuzz
+		-i fs-integration/kmod engine engine/cli fs-integration tests/*.c tests/fuzz
 	clang-tidy --quiet --config-file=tests/lint/clang-tidy.yaml $(LINT_SRCS) -- -std=gnu11 $(LINT_INC)
 
 fuzz: fuzz-build
@@ -156,6 +161,21 @@ kernel-matrix: test-build
 
 kernel-test: test-build
 	scripts/kernel-matrix --suite full --out $(KM_OUT)-full
+
+# the untorn_jw module (top-level Kbuild, fs-integration/kmod/) for one
+# kernel, from its headers (Debian: linux-headers-RELEASE), into
+# build/kmod/RELEASE/untorn_jw.ko: Kbuild runs with M= on a directory of
+# links to the sources, so that its objects (and its `clean`, which
+# deletes every *.o under M) stay out of the tree
+KDIR ?= /lib/modules/$(shell uname -r)/build
+KMOD_SRCS := $(wildcard fs-integration/kmod/*.[ch])
+kmod:
+	@test -f $(KDIR)/Makefile || { echo "make kmod: no kernel build directory at $(KDIR); install the kernel's headers (apt-get install linux-headers-RELEASE) or give KDIR=/lib/modules/RELEASE/build" >&2; exit 2; }
+	@rel=$$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h) && \
+	stage=$(abspath $(BUILD))/kmod/$$rel && rm -rf $$stage && mkdir -p $$stage/fs-integration/kmod && \
+	ln -s $(CURDIR)/Kbuild $$stage/Kbuild && \
+	for f in $(KMOD_SRCS); do ln -s $(CURDIR)/$$f $$stage/$$f; done && \
+	$(MAKE) -C $(KDIR) M=$$stage modules && echo "built $$stage/untorn_jw.ko"
 
 deps:
 	scripts/install-deps
@@ -187,6 +207,7 @@ install: all
 		$(SHARE)/fio-jobs $(MANDIR)/man1 $(MANDIR)/man8
 	install -m 755 $(UNTORN) $(DESTDIR)$(PREFIX)/bin/untorn
 	install -m 755 $(FSCHECK) $(DESTDIR)$(PREFIX)/bin/untorn-fscheck
+	install -m 755 $(JWWRITE) $(DESTDIR)$(PREFIX)/bin/untorn-jw-write
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libuntorn.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
@@ -210,6 +231,7 @@ install: all
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/untorn $(DESTDIR)$(PREFIX)/bin/untorn-fscheck \
+		$(DESTDIR)$(PREFIX)/bin/untorn-jw-write \
 		$(DESTDIR)$(PREFIX)/lib/libuntorn.* \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig/untorn.pc \
 		$(DESTDIR)$(PREFIX)/include/untorn.h

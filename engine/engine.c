@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <untorn/engine.h>
+#include <untorn/jw.h>
 #include "btree.h"
 #include "engine_int.h"
 #include "probes.h"
@@ -149,6 +151,21 @@ static void *log_writer_main(void *arg)
 
 /* ---- open / close --------------------------------------------------- */
 
+/*
+ * The journal guard writes each page through the untorn_jw module when it
+ * is loaded (one jbd2 transaction per page), unless UNTORN_JW=off asks for
+ * stock ext4's page-at-a-time transactions.
+ */
+static int engine_jw_open(void)
+{
+	int fd;
+
+	if (!strcmp(ut_jw_engine_state(), "off"))
+		return -1;
+	fd = ut_jw_open();
+	return fd < 0 ? -1 : fd;
+}
+
 static int engine_files(struct ut_engine *eng, const char *dir,
 			struct ut_err *err)
 {
@@ -161,6 +178,8 @@ static int engine_files(struct ut_engine *eng, const char *dir,
 		return ret;
 	eng->log.need_space = request_log_space;
 	eng->log.need_space_arg = eng;
+	if (eng->store->sb.guard == UT_GUARD_JOURNAL)
+		eng->jw_fd = engine_jw_open();
 	if (eng->store->sb.guard != UT_GUARD_DOUBLEWRITE)
 		return 0;
 	snprintf(path, sizeof(path), "%s/%s", dir, UT_DBLWR_FILE);
@@ -186,6 +205,9 @@ static void engine_sync_init(struct ut_engine *eng)
 
 static void engine_files_close(struct ut_engine *eng)
 {
+	if (eng->jw_fd >= 0)
+		close(eng->jw_fd);
+	eng->jw_fd = -1;
 	if (eng->has_dblwr)
 		ut_dblwr_close(&eng->dblwr);
 	ut_redo_close(&eng->log);
@@ -203,6 +225,7 @@ int ut_engine_open(const char *dir, const struct ut_engine_opts *o,
 	if (!eng)
 		return ut_err_set(err, -ENOMEM, "out of memory");
 	eng->opts = *o;
+	eng->jw_fd = -1;
 	if (!eng->opts.batch || eng->opts.batch > UT_DBLWR_MAX_BATCH)
 		eng->opts.batch = 64;
 	ret = ut_store_open(dir, 0, &eng->store, err);
@@ -368,6 +391,11 @@ void ut_engine_stats(struct ut_engine *eng, struct ut_engine_stats *s)
 const char *ut_engine_guard(const struct ut_engine *eng)
 {
 	return ut_guard_name(eng->store->sb.guard);
+}
+
+int ut_engine_uses_jw(const struct ut_engine *eng)
+{
+	return eng->jw_fd >= 0;
 }
 
 uint32_t ut_engine_page_size(const struct ut_engine *eng)

@@ -31,6 +31,7 @@ struct ut_engine {
 	struct ut_redo log;
 	struct ut_dblwr dblwr;
 	int has_dblwr;
+	int jw_fd;			/* /dev/untorn_jw for the journal guard, or -1 */
 	struct ut_rwlock tree_latch;
 	uint32_t root;
 

@@ -7,6 +7,7 @@
 #include <liburing.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include <untorn/jw.h>
 #include <untorn/sysio.h>
 
 static int sys_open(const char *path, int flags, mode_t mode)
@@ -80,6 +81,12 @@ static int sys_uring_submit(struct io_uring *ring)
 	return io_uring_submit(ring);
 }
 
+static ssize_t sys_jw_pwrite(int jw_fd, int fd, const void *buf, size_t len,
+			     off_t off)
+{
+	return ut_jw_pwrite(jw_fd, fd, buf, len, off, 0, NULL);
+}
+
 static ssize_t sys_io_admit(enum ut_op op, int fd, size_t len, off_t off)
 {
 	(void)op;
@@ -103,6 +110,7 @@ static ssize_t sys_io_admit(enum ut_op op, int fd, size_t len, off_t off)
 	.fstat = sys_fstat,				\
 	.uring_setup = sys_uring_setup,			\
 	.uring_submit = sys_uring_submit,		\
+	.jw_pwrite = sys_jw_pwrite,			\
 	.io_admit = sys_io_admit,			\
 }
 

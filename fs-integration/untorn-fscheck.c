@@ -91,7 +91,9 @@ static void facts_text(const struct ut_fscaps *c)
 		printf("jbd2 journal    transactions of up to %u blocks (%u MiB)\n",
 		       c->jbd2_max_txn_blocks,
 		       (unsigned)((uint64_t)c->jbd2_max_txn_blocks * c->fs_block >> 20));
-	printf("untorn_jw       %s\n", c->jw_module ? "loaded" : "not loaded");
+	printf("untorn_jw       %s\n", c->jw_module ?
+	       "loaded: a page written through /dev/untorn_jw joins one jbd2 transaction (untorn's journal guard uses it; stock InnoDB does not)" :
+	       "not loaded (no /dev/untorn_jw; make kmod and insmod it to make one-LSN pages safe on data=journal)");
 }
 
 static void verdict_text(const char *who, const struct ut_verdict *v)

@@ -162,6 +162,9 @@ rc=$?
 [ $rc -eq 0 ] && grep -q '^@wait_us\[' "$scratch/profile/untorn-latch.txt" &&
 	grep -q '^@issue_to_complete_us' "$scratch/profile/io-latency.txt" &&
 	grep -q "untorn-latch .*untorn-latch.txt" "$scratch/profile.out"
-ok $? "scripts/profile: both scripts saved their histograms (exit $rc)"
+rc_all=$?
+[ $rc_all -ne 0 ] && { sed 's/^/# profile: /' "$scratch/profile.out" | tail -8
+	for f in "$scratch"/profile/*.txt; do echo "# $(basename "$f"): $(grep -c . "$f") lines"; done; }
+ok $rc_all "scripts/profile: both scripts saved their histograms (exit $rc)"
 
 ktap_finish

@@ -67,7 +67,7 @@ ok $? "the installed untorn command runs"
 
 share=$prefix/usr/share/untorn
 missing=""
-for f in bin/untorn-fscheck bin/untorn-mkfs-journal bin/untorn-mkfs-atomic bin/untorn-emulate-hdd \
+for f in bin/untorn-fscheck bin/untorn-jw-write bin/untorn-mkfs-journal bin/untorn-mkfs-atomic bin/untorn-emulate-hdd \
 	 bin/untorn-profile bin/untorn-fio-compare bin/untorn-demo share/untorn/ebpf/pick \
 	 share/untorn/ebpf/jbd2-commit.bt share/untorn/fio-jobs/doublewrite.fio \
 	 share/untorn/fio-jobs/hdd.fio share/untorn/scripts/lib/common.sh \
@@ -81,7 +81,7 @@ ok $? "scripts (as untorn-NAME), bpftrace scripts, fio jobs and man pages instal
 # every installed script answers --help through its bin/ link
 bad=""
 for s in "$prefix"/usr/bin/untorn-*; do
-	case $s in */untorn-fscheck|*/untorn-hdd) continue ;; esac
+	case $s in */untorn-fscheck|*/untorn-hdd|*/untorn-jw-write) continue ;; esac
 	"$s" --help 2>&1 | grep -q 'USAGE' || bad="$bad ${s##*/}"
 done
 [ -z "$bad" ] || echo "# no USAGE from:$bad"

@@ -236,6 +236,7 @@ static void print_json(struct bench *b, const struct bench_result *r,
 	json_begin(&j, stdout);
 	json_str(&j, "store", dir);
 	json_str(&j, "guard", ut_engine_guard(b->eng));
+	json_bool(&j, "untorn_jw", ut_engine_uses_jw(b->eng));
 	json_u64(&j, "page_size", ut_engine_page_size(b->eng));
 	json_str(&j, "commit", b->lazy ? "lazy" : "sync");
 	json_u64(&j, "threads", b->threads);
@@ -274,8 +275,10 @@ static void print_table(struct bench *b, const struct bench_result *r)
 {
 	int i;
 
-	printf("guard %s, page %u, %llu threads, %.1f s\n",
-	       ut_engine_guard(b->eng), ut_engine_page_size(b->eng),
+	printf("guard %s%s, page %u, %llu threads, %.1f s\n",
+	       ut_engine_guard(b->eng),
+	       ut_engine_uses_jw(b->eng) ? " (pages through untorn_jw)" : "",
+	       ut_engine_page_size(b->eng),
 	       (unsigned long long)b->threads, r->seconds);
 	printf("  %-22s %12.0f\n", "tps", r->tps);
 	printf("  %-22s %12llu / %llu / %llu\n", "commit p50/p95/p99 us",

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <untorn/crc32c.h>
+#include <untorn/jw.h>
 #include <untorn/store.h>
 #include "cli.h"
 
@@ -41,6 +42,30 @@ static const char *slot_status(int e)
 	return e == UT_SB_ECRC ? "checksum mismatch" : "damaged";
 }
 
+/* how the engine writes pages here: the module matters to the journal guard */
+static const char *page_writes(const struct ut_store *st)
+{
+	const char *jw = ut_jw_engine_state();
+
+	if (st->sb.guard != UT_GUARD_JOURNAL)
+		return "io_uring";
+	if (!strcmp(jw, "untorn_jw"))
+		return "untorn_jw";
+	return !strcmp(jw, "off") ? "pwrite (UNTORN_JW=off)" : "pwrite (untorn_jw not loaded)";
+}
+
+static void info_text_writes(const struct ut_store *st)
+{
+	const char *how = page_writes(st);
+
+	if (!strcmp(how, "untorn_jw"))
+		printf("page writes  through /dev/untorn_jw: each page in one jbd2 transaction\n");
+	else if (st->sb.guard == UT_GUARD_JOURNAL && st->sb.flags & UT_SB_SINGLE_LSN)
+		printf("page writes  %s: a page's blocks can join two jbd2 transactions, and a single-LSN page torn so is lost; load untorn_jw (make kmod)\n", how);
+	else if (st->sb.guard == UT_GUARD_JOURNAL)
+		printf("page writes  %s: a page's blocks can join two jbd2 transactions; the per-block LSNs repair a page torn so\n", how);
+}
+
 static void info_json(const struct ut_store *st, const char *uuid,
 		      const char *created)
 {
@@ -56,6 +81,7 @@ static void info_json(const struct ut_store *st, const char *uuid,
 	json_u64(&j, "blocks_per_page", st->geom.n_blocks);
 	json_u64(&j, "area_size", st->geom.area_size);
 	json_str(&j, "guard", ut_guard_name(st->sb.guard));
+	json_str(&j, "page_writes", page_writes(st));
 	json_bool(&j, "single_lsn", !!(st->sb.flags & UT_SB_SINGLE_LSN));
 	json_bool(&j, "unsafe", !!(st->sb.flags & UT_SB_UNSAFE));
 	json_str(&j, "store_id", uuid);
@@ -94,6 +120,7 @@ static void info_text(const struct ut_store *st, const char *uuid,
 	       st->geom.area_size);
 	printf("guard        %s%s\n", ut_guard_name(st->sb.guard),
 	       st->sb.flags & UT_SB_UNSAFE ? " (made with --unsafe)" : "");
+	info_text_writes(st);
 	printf("page format  %s\n", st->sb.flags & UT_SB_SINGLE_LSN ?
 	       "single-lsn: one LSN and checksum per page (InnoDB's design)" :
 	       "block-granular: an LSN and checksum per block");

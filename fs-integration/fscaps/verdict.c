@@ -40,8 +40,12 @@ static int fs_unusable(const struct ut_fscaps *c, struct ut_verdict *v)
 	return 0;
 }
 
+/*
+ * uses_jw: the engine writes its pages through /dev/untorn_jw when the
+ * module is loaded (untorn's journal guard does; stock InnoDB does not)
+ */
 static void journal_verdict(const struct ut_fscaps *c, uint32_t page_size,
-			    uint32_t block_size, struct ut_verdict *v)
+			    uint32_t block_size, int uses_jw, struct ut_verdict *v)
 {
 	if (strcmp(c->mnt.fstype, "ext4") && strcmp(c->mnt.fstype, "ext3")) {
 		say(v, 0, "make an ext4 filesystem mounted data=journal (scripts/mkfs-journal), or use --guard doublewrite",
@@ -64,9 +68,15 @@ static void journal_verdict(const struct ut_fscaps *c, uint32_t page_size,
 			    c->fs_block);
 		return;
 	}
-	if (c->jw_module) {
-		say(v, 1, NULL, "the untorn_jw module is loaded: a whole %u-byte page write joins one jbd2 transaction",
+	if (c->jw_module && uses_jw) {
+		say(v, 1, NULL, "the untorn_jw module is loaded and the engine writes each %u-byte page through it: the whole page joins one jbd2 transaction",
 		    page_size);
+		return;
+	}
+	if (c->jw_module) {
+		say(v, 0, "keep the doublewrite buffer, or have the engine write its pages through /dev/untorn_jw (ut_jw_pwrite() in libuntorn, untorn-jw-write)",
+		    "the untorn_jw module is loaded, but this engine writes %u-byte pages with pwrite(2), whose %u-byte blocks can straddle two jbd2 transactions",
+		    page_size, c->fs_block);
 		return;
 	}
 	say(v, 0, "keep the doublewrite buffer, use pages of at most the block size (e.g. innodb_page_size=4k on 4 KiB blocks), or an engine with per-block LSNs (untorn)",
@@ -107,7 +117,7 @@ void ut_fscaps_verdict(const struct ut_fscaps *c, const char *guard,
 	if (!strcmp(guard, "doublewrite"))
 		say(v, 1, NULL, "every page is first written to the doublewrite file and synced, so a torn in-place page is restored from its copy");
 	else if (!strcmp(guard, "journal"))
-		journal_verdict(c, page_size, block_size, v);
+		journal_verdict(c, page_size, block_size, 1, v);
 	else if (!strcmp(guard, "atomic"))
 		atomic_verdict(c, page_size, v);
 	else if (c->cow)
@@ -130,7 +140,7 @@ void ut_fscaps_innodb_verdict(const struct ut_fscaps *c, uint32_t page_size,
 		return;
 	}
 	if (c->data_mode == UT_DATA_JOURNAL) {
-		journal_verdict(c, page_size, page_size, v);
+		journal_verdict(c, page_size, page_size, 0, v);
 		return;
 	}
 	say(v, 0, "keep innodb_doublewrite=ON, or mount ext4 with data=journal and use pages no larger than its block (scripts/mkfs-journal)",

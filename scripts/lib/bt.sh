@@ -26,14 +26,15 @@ bt_wait_attached() {
 }
 
 # bt_stop_pid PID SIGNAL: sends SIGNAL (INT: the script prints its maps),
-# repeated once a second in case one goes unnoticed, SIGTERM after 30 s,
+# repeated once a second in case one goes unnoticed, SIGTERM after 120 s
+# (printing the maps takes bpftrace over 30 s in a busy emulated guest),
 # and reaps it
 bt_stop_pid() {
 	local pid=$1 sig=$2 i
-	for i in $(seq 300); do
+	for i in $(seq 1200); do
 		kill -0 "$pid" 2>/dev/null || break
 		[ $((i % 10)) -eq 1 ] && kill -"$sig" "$pid" 2>/dev/null
-		[ "$i" -eq 300 ] && kill -TERM "$pid" 2>/dev/null
+		[ "$i" -eq 1200 ] && kill -TERM "$pid" 2>/dev/null
 		sleep 0.1
 	done
 	wait "$pid" 2>/dev/null

@@ -122,6 +122,8 @@ int ut_engine_drop_caches(struct ut_engine *eng, double *resident);
 
 void ut_engine_stats(struct ut_engine *eng, struct ut_engine_stats *s);
 const char *ut_engine_guard(const struct ut_engine *eng);
+/* 1 when the journal guard writes pages through the untorn_jw module */
+int ut_engine_uses_jw(const struct ut_engine *eng);
 uint32_t ut_engine_page_size(const struct ut_engine *eng);
 const char *ut_engine_data_path(const struct ut_engine *eng);
 
