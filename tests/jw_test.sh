@@ -21,7 +21,7 @@ JW=$(dirname "$UNTORN")/untorn-jw-write
 KO=$top/build/kmod/$(uname -r)/untorn_jw.ko
 stress_s=${UNTORN_JW_STRESS_SECONDS:-120}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-jw-$$-XXXXXX")
-mounts=() loops=() pids=() loaded="" bt_pid="" hung_saved=""
+mounts=() loops=() pids=() loaded="" bt_pid="" hung_saved="" trace_inst=""
 unmount_tracefs="" unmount_debugfs=""
 cleanup() {
 	local p m l
@@ -32,6 +32,7 @@ cleanup() {
 	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null; done
 	[ -n "$loaded" ] && rmmod untorn_jw 2>/dev/null
 	[ -n "$hung_saved" ] && sysctl -q kernel.hung_task_timeout_secs="$hung_saved"
+	[ -n "$trace_inst" ] && { echo 0 >"$trace_inst/events/jbd2/jbd2_checkpoint/enable"; rmdir "$trace_inst"; } 2>/dev/null
 	[ -n "$unmount_tracefs" ] && umount /sys/kernel/tracing 2>/dev/null
 	[ -n "$unmount_debugfs" ] && umount /sys/kernel/debug 2>/dev/null
 	rm -rf "$scratch"
@@ -145,6 +146,8 @@ split_case() {
 		unmount_tracefs=1
 	fi
 	mountpoint -q /sys/kernel/debug || { mount -t debugfs nodev /sys/kernel/debug 2>/dev/null && unmount_debugfs=1; }
+	bpftrace -e 'BEGIN { exit(); }' >/dev/null 2>&1 ||
+		{ ok_skip "$name" "bpftrace cannot load programs on this kernel (no BPF?)"; return; }
 	bt_launch "$scratch/ts$kib.out" "$scratch/ts$kib.err" "$top/ebpf/torn-split.bt" x "$ps"
 	bt_pid=$bt_launched
 	bt_wait_attached "$bt_pid" "$scratch/ts$kib.out" ||
@@ -184,6 +187,19 @@ worker() {
 	echo $n >"$scratch/$name.rounds"
 }
 truncate_round() { truncate -s 48M "$1" && truncate -s 64M "$1"; }
+
+# checkpoints_start: a tracefs instance counting jbd2:jbd2_checkpoint, which
+# fires when a writer has to wait for journal space (the journal is full)
+checkpoints_start() {
+	if ! mountpoint -q /sys/kernel/tracing; then
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || return 1
+		unmount_tracefs=1
+	fi
+	trace_inst=/sys/kernel/tracing/instances/untorn-jw-$$
+	mkdir "$trace_inst" 2>/dev/null && echo 4096 >"$trace_inst/buffer_size_kb" &&
+		echo 1 >"$trace_inst/events/jbd2/jbd2_checkpoint/enable" 2>/dev/null ||
+		{ rmdir "$trace_inst" 2>/dev/null; trace_inst=""; return 1; }
+}
 writeback_round() { sync && echo 1 >/proc/sys/vm/drop_caches; }
 
 stress_case() {
@@ -193,6 +209,7 @@ stress_case() {
 	hung_saved=$(sysctl -n kernel.hung_task_timeout_secs 2>/dev/null)
 	[ -n "$hung_saved" ] && sysctl -q kernel.hung_task_timeout_secs=20
 	echo "untorn-jw stress $$ start" >/dev/kmsg
+	checkpoints_start || echo "# no tracefs jbd2:jbd2_checkpoint here: journal-full waits not counted"
 	deadline=$((SECONDS + stress_s))
 	worker jw32 "$JW" --syncer --fill 1 --count 256 "$st/a" 0 32k & pids+=($!)
 	worker jw16 "$JW" --dsync --fill 2 --count 32 "$st/a" 16M 16k & pids+=($!)
@@ -206,6 +223,11 @@ stress_case() {
 		summary+=" $n $(cat "$scratch/$n.rounds" 2>/dev/null || cat "$scratch/$n.fail")"
 	done
 	echo "# rounds in $stress_s s:$summary"
+	ckpt=-
+	if [ -n "$trace_inst" ]; then
+		ckpt=$(grep -c 'jbd2_checkpoint:' "$trace_inst/trace")
+		echo "# jbd2_checkpoint (a writer waited for journal space): $ckpt times"
+	fi
 	echo "untorn-jw stress $$ end" >/dev/kmsg
 	dmesg | sed -n "/untorn-jw stress $$ start/,/untorn-jw stress $$ end/p" >"$scratch/dmesg"
 	bad=$(grep -ciE 'warning|bug|blocked for more than|hung_task|aborting|error|wants too many|call trace|soft lockup' "$scratch/dmesg")
@@ -215,8 +237,8 @@ stress_case() {
 		umount "$st" && e2fsck -fn "$(losetup -j "$scratch/st.img" | cut -d: -f1)" >"$scratch/fsck" 2>&1
 	p=$?
 	[ $p -ne 0 ] && sed 's/^/# fsck: /' "$scratch/fsck" | tail -5
-	[ $failed -eq 0 ] && [ "$bad" -eq 0 ] && [ $p -eq 0 ]
-	ok $? "stress, $stress_s s: module writers, fdatasync, truncate, writeback, dd, a 16 MiB journal; no errors, nothing in dmesg, fsck clean"
+	[ $failed -eq 0 ] && [ "$bad" -eq 0 ] && [ $p -eq 0 ] && [ "$ckpt" != 0 ]
+	ok $? "stress, $stress_s s: module writers, fdatasync, truncate, writeback, dd, a 16 MiB journal full $ckpt times; no errors, nothing in dmesg, fsck clean"
 }
 stress_case
 
