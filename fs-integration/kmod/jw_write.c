@@ -100,26 +100,49 @@ static int jw_check_locked(struct file *file, loff_t pos, size_t len)
 	return 0;
 }
 
+/*
+ * The page cache's unit in ->write_begin/->write_end: a folio from 6.12
+ * (1da86618bdce, a225800f322a), a page before.
+ */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+typedef struct folio jw_cache_t;
+
+static size_t jw_copy_in(struct folio *folio, loff_t pos, size_t bytes,
+			 struct iov_iter *from)
+{
+	return copy_folio_from_iter_atomic(folio, offset_in_folio(folio, pos),
+					   bytes, from);
+}
+#define jw_flush_dcache flush_dcache_folio
+#else
+typedef struct page jw_cache_t;
+
+static size_t jw_copy_in(struct page *page, loff_t pos, size_t bytes,
+			 struct iov_iter *from)
+{
+	return copy_page_from_iter_atomic(page, offset_in_page(pos), bytes, from);
+}
+#define jw_flush_dcache flush_dcache_page
+#endif
+
 /* one page: ->write_begin (a nested handle), copy, ->write_end */
 static int jw_write_page(struct file *file, loff_t pos, size_t bytes,
 			 struct iov_iter *from)
 {
 	struct address_space *mapping = file->f_mapping;
-	struct folio *folio;
+	jw_cache_t *pc;
 	void *fsdata = NULL;
 	size_t copied;
 	int ret;
 
-	ret = mapping->a_ops->write_begin(file, mapping, pos, bytes, &folio, &fsdata);
+	ret = mapping->a_ops->write_begin(file, mapping, pos, bytes, &pc, &fsdata);
 	if (ret)
 		return ret;
 	if (mapping_writably_mapped(mapping))
-		flush_dcache_folio(folio);
-	copied = copy_folio_from_iter_atomic(folio, offset_in_folio(folio, pos),
-					     bytes, from);
-	flush_dcache_folio(folio);
-	ret = mapping->a_ops->write_end(file, mapping, pos, bytes, copied, folio, fsdata);
+		jw_flush_dcache(pc);
+	copied = jw_copy_in(pc, pos, bytes, from);
+	jw_flush_dcache(pc);
+	ret = mapping->a_ops->write_end(file, mapping, pos, bytes, copied, pc, fsdata);
 	if (ret >= 0 && ret < copied)
 		iov_iter_revert(from, copied - ret);
 	return ret;
@@ -131,59 +154,18 @@ static int jw_touch_page(struct file *file, loff_t pos, size_t bytes,
 {
 	struct address_space *mapping = file->f_mapping;
 	handle_t *handle;
-	struct folio *folio;
+	jw_cache_t *pc;
 	void *fsdata = NULL;
 	int ret;
 
-	ret = mapping->a_ops->write_begin(file, mapping, pos, bytes, &folio, &fsdata);
+	ret = mapping->a_ops->write_begin(file, mapping, pos, bytes, &pc, &fsdata);
 	if (ret)
 		return ret;
 	handle = journal_current_handle();
 	*journal = handle && handle->h_transaction ? handle->h_transaction->t_journal : NULL;
-	ret = mapping->a_ops->write_end(file, mapping, pos, bytes, 0, folio, fsdata);
+	ret = mapping->a_ops->write_end(file, mapping, pos, bytes, 0, pc, fsdata);
 	return ret < 0 ? ret : 0;
 }
-#else
-static int jw_write_page(struct file *file, loff_t pos, size_t bytes,
-			 struct iov_iter *from)
-{
-	struct address_space *mapping = file->f_mapping;
-	struct page *page;
-	void *fsdata = NULL;
-	size_t copied;
-	int ret;
-
-	ret = mapping->a_ops->write_begin(file, mapping, pos, bytes, &page, &fsdata);
-	if (ret)
-		return ret;
-	if (mapping_writably_mapped(mapping))
-		flush_dcache_page(page);
-	copied = copy_page_from_iter_atomic(page, offset_in_page(pos), bytes, from);
-	flush_dcache_page(page);
-	ret = mapping->a_ops->write_end(file, mapping, pos, bytes, copied, page, fsdata);
-	if (ret >= 0 && ret < copied)
-		iov_iter_revert(from, copied - ret);
-	return ret;
-}
-
-static int jw_touch_page(struct file *file, loff_t pos, size_t bytes,
-			 journal_t **journal)
-{
-	struct address_space *mapping = file->f_mapping;
-	handle_t *handle;
-	struct page *page;
-	void *fsdata = NULL;
-	int ret;
-
-	ret = mapping->a_ops->write_begin(file, mapping, pos, bytes, &page, &fsdata);
-	if (ret)
-		return ret;
-	handle = journal_current_handle();
-	*journal = handle && handle->h_transaction ? handle->h_transaction->t_journal : NULL;
-	ret = mapping->a_ops->write_end(file, mapping, pos, bytes, 0, page, fsdata);
-	return ret < 0 ? ret : 0;
-}
-#endif
 
 static size_t jw_first_page_bytes(loff_t pos, size_t len)
 {
