@@ -160,7 +160,7 @@ static int engine_jw_open(void)
 {
 	int fd;
 
-	if (!strcmp(ut_jw_engine_state(), "off"))
+	if (ut_jw_engine_state() == UT_JW_OFF)
 		return -1;
 	fd = ut_jw_open();
 	return fd < 0 ? -1 : fd;

@@ -68,13 +68,13 @@ ssize_t ut_jw_pwrite(int jw_fd, int fd, const void *buf, size_t len, off_t off,
 	return ut_jw_pwritev(jw_fd, fd, &iov, 1, off, flags, st);
 }
 
-const char *ut_jw_engine_state(void)
+enum ut_jw_state ut_jw_engine_state(void)
 {
 	const char *want = getenv("UNTORN_JW");
 
 	if (want && !strcmp(want, "off"))
-		return "off";
-	return access(UNTORN_JW_DEVICE, F_OK) == 0 ? "untorn_jw" : "not loaded";
+		return UT_JW_OFF;
+	return access(UNTORN_JW_DEVICE, F_OK) == 0 ? UT_JW_IN_USE : UT_JW_NOT_LOADED;
 }
 
 const char *ut_jw_strerror(int err)

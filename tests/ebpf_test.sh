@@ -14,14 +14,13 @@ top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 UNTORN=${UNTORN:-$top/build/untorn}
 CONTEND=${TEST_OUTPUT:-$top/build/tests}/mutex_contend
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-ebpf-$$-XXXXXX")
-loop="" mnt="" bt_pid="" contend_pid="" unmount_tracefs="" unmount_debugfs=""
+loop="" mnt="" bt_pid="" contend_pid=""
 cleanup() {
 	[ -n "$bt_pid" ] && kill -TERM "$bt_pid" 2>/dev/null && wait "$bt_pid" 2>/dev/null
 	[ -n "$contend_pid" ] && kill -KILL "$contend_pid" 2>/dev/null
 	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null
 	[ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
-	[ -n "$unmount_tracefs" ] && umount /sys/kernel/tracing 2>/dev/null
-	[ -n "$unmount_debugfs" ] && umount /sys/kernel/debug 2>/dev/null
+	bt_umount_fs
 	rm -rf "$scratch"
 }
 trap cleanup EXIT
@@ -31,13 +30,7 @@ ktap_plan 11
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest ebpf "needs root for bpftrace"
 command -v bpftrace >/dev/null || ktap_skip_rest ebpf "bpftrace not installed (apt-get install bpftrace)"
 command -v fio >/dev/null || ktap_skip_rest ebpf "fio not installed (apt-get install fio)"
-if ! mountpoint -q /sys/kernel/tracing; then
-	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || ktap_skip_rest ebpf "tracefs cannot be mounted here"
-	unmount_tracefs=1
-fi
-if ! mountpoint -q /sys/kernel/debug && mount -t debugfs nodev /sys/kernel/debug 2>/dev/null; then
-	unmount_debugfs=1
-fi
+bt_mount_fs || ktap_skip_rest ebpf "tracefs cannot be mounted here"
 bpftrace -e 'BEGIN { exit(); }' >/dev/null 2>&1 || ktap_skip_rest ebpf "bpftrace cannot load programs here (no BPF?)"
 
 # bt_start NAME ARGS...: starts ebpf/NAME (the variant for this kernel)

@@ -22,7 +22,6 @@ KO=$top/build/kmod/$(uname -r)/untorn_jw.ko
 stress_s=${UNTORN_JW_STRESS_SECONDS:-120}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-jw-$$-XXXXXX")
 mounts=() loops=() pids=() loaded="" bt_pid="" hung_saved="" trace_inst=""
-unmount_tracefs="" unmount_debugfs=""
 cleanup() {
 	local p m l
 	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
@@ -33,8 +32,7 @@ cleanup() {
 	[ -n "$loaded" ] && rmmod untorn_jw 2>/dev/null
 	[ -n "$hung_saved" ] && sysctl -q kernel.hung_task_timeout_secs="$hung_saved"
 	[ -n "$trace_inst" ] && { echo 0 >"$trace_inst/events/jbd2/jbd2_checkpoint/enable"; rmdir "$trace_inst"; } 2>/dev/null
-	[ -n "$unmount_tracefs" ] && umount /sys/kernel/tracing 2>/dev/null
-	[ -n "$unmount_debugfs" ] && umount /sys/kernel/debug 2>/dev/null
+	bt_umount_fs
 	rm -rf "$scratch"
 }
 trap cleanup EXIT
@@ -140,12 +138,7 @@ split_case() {
 	local ps=$1 kib=$(($1 / 1024)) n=$((33554432 / $1)) line pages round split_plain split_jw
 	local name="torn-split.bt, $kib KiB pages"
 	command -v bpftrace >/dev/null || { ok_skip "$name" "bpftrace not installed (apt-get install bpftrace)"; return; }
-	if ! mountpoint -q /sys/kernel/tracing; then
-		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
-			{ ok_skip "$name" "tracefs cannot be mounted here"; return; }
-		unmount_tracefs=1
-	fi
-	mountpoint -q /sys/kernel/debug || { mount -t debugfs nodev /sys/kernel/debug 2>/dev/null && unmount_debugfs=1; }
+	bt_mount_fs || { ok_skip "$name" "tracefs cannot be mounted here"; return; }
 	bpftrace -e 'BEGIN { exit(); }' >/dev/null 2>&1 ||
 		{ ok_skip "$name" "bpftrace cannot load programs on this kernel (no BPF?)"; return; }
 	bt_launch "$scratch/ts$kib.out" "$scratch/ts$kib.err" "$top/ebpf/torn-split.bt" x "$ps"
@@ -198,10 +191,7 @@ truncate_round() { truncate -s 48M "$1" && truncate -s 64M "$1"; }
 # checkpoints_start: a tracefs instance counting jbd2:jbd2_checkpoint, which
 # fires when a writer has to wait for journal space (the journal is full)
 checkpoints_start() {
-	if ! mountpoint -q /sys/kernel/tracing; then
-		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || return 1
-		unmount_tracefs=1
-	fi
+	bt_mount_fs || return 1
 	trace_inst=/sys/kernel/tracing/instances/untorn-jw-$$
 	mkdir "$trace_inst" 2>/dev/null && echo 4096 >"$trace_inst/buffer_size_kb" &&
 		echo 1 >"$trace_inst/events/jbd2/jbd2_checkpoint/enable" 2>/dev/null ||

@@ -45,24 +45,29 @@ static const char *slot_status(int e)
 /* how the engine writes pages here: the module matters to the journal guard */
 static const char *page_writes(const struct ut_store *st)
 {
-	const char *jw = ut_jw_engine_state();
-
 	if (st->sb.guard != UT_GUARD_JOURNAL)
 		return "io_uring";
-	if (!strcmp(jw, "untorn_jw"))
+	switch (ut_jw_engine_state()) {
+	case UT_JW_IN_USE:
 		return "untorn_jw";
-	return !strcmp(jw, "off") ? "pwrite (UNTORN_JW=off)" : "pwrite (untorn_jw not loaded)";
+	case UT_JW_OFF:
+		return "pwrite (UNTORN_JW=off)";
+	default:
+		return "pwrite (untorn_jw not loaded)";
+	}
 }
 
 static void info_text_writes(const struct ut_store *st)
 {
 	const char *how = page_writes(st);
 
+	if (st->sb.guard != UT_GUARD_JOURNAL)
+		return;
 	if (!strcmp(how, "untorn_jw"))
 		printf("page writes  through /dev/untorn_jw: each page in one jbd2 transaction\n");
-	else if (st->sb.guard == UT_GUARD_JOURNAL && st->sb.flags & UT_SB_SINGLE_LSN)
+	else if (st->sb.flags & UT_SB_SINGLE_LSN)
 		printf("page writes  %s: a page's blocks can join two jbd2 transactions, and a single-LSN page torn so is lost; load untorn_jw (make kmod)\n", how);
-	else if (st->sb.guard == UT_GUARD_JOURNAL)
+	else
 		printf("page writes  %s: a page's blocks can join two jbd2 transactions; the per-block LSNs repair a page torn so\n", how);
 }
 

@@ -1,12 +1,34 @@
 # SPDX-License-Identifier: MIT
 #
 # bt.sh - starting and stopping bpftrace scripts in the background, shared
-# by scripts/profile and tests/ebpf_test.sh (source it).
+# by scripts/profile and tests/ebpf_test.sh, jw_test.sh (source it).
 #
 # bash starts background jobs with SIGINT ignored, and bpftrace only
 # prints its maps when SIGINT stops it: env --default-signal undoes the
 # inheritance.  Every script in ebpf/ prints "Tracing ..." from BEGIN,
 # which runs once all of its probes are attached.
+
+# bt_mount_fs: tracefs mounted (1 if it cannot be) and debugfs if it can
+# be; what this mounted goes in bt_mounted, for bt_umount_fs
+bt_mounted=()
+bt_mount_fs() {
+	local fs dir
+	for fs in tracing:tracefs debug:debugfs; do
+		dir=/sys/kernel/${fs%%:*}
+		mountpoint -q "$dir" && continue
+		if mount -t "${fs##*:}" nodev "$dir" 2>/dev/null; then
+			bt_mounted+=("$dir")
+		elif [ "$fs" = tracing:tracefs ]; then
+			return 1
+		fi
+	done
+}
+
+bt_umount_fs() {
+	local dir
+	for dir in "${bt_mounted[@]}"; do umount "$dir" 2>/dev/null; done
+	bt_mounted=()
+}
 
 # bt_launch OUT ERR SCRIPT ARGS...: starts it, its pid in bt_launched
 bt_launch() {

@@ -44,12 +44,13 @@ ssize_t ut_jw_pwritev(int jw_fd, int fd, const struct iovec *iov, int iovcnt,
 		      off_t off, unsigned flags, struct ut_jw_status *st);
 ssize_t ut_jw_pwrite(int jw_fd, int fd, const void *buf, size_t len, off_t off,
 		     unsigned flags, struct ut_jw_status *st);
-/*
- * Whether untorn's journal guard writes pages through the module here:
- * "untorn_jw" (loaded), "off" (UNTORN_JW=off in the environment) or
- * "not loaded".
- */
-const char *ut_jw_engine_state(void);
+/* whether untorn's journal guard writes pages through the module here */
+enum ut_jw_state {
+	UT_JW_IN_USE,		/* /dev/untorn_jw exists */
+	UT_JW_OFF,		/* UNTORN_JW=off in the environment */
+	UT_JW_NOT_LOADED,
+};
+enum ut_jw_state ut_jw_engine_state(void);
 /* the cause of a failed write and its fix, one line */
 const char *ut_jw_strerror(int err);
 
