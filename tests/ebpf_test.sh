@@ -78,7 +78,7 @@ grep -q '^@wait_us\[log_flush\]:' "$scratch/untorn-latch.out" && [ "${waits:-0}"
 ok $? "untorn-latch.bt: log_flush (group commit) waits counted during bench write (${waits:-none})"
 
 bt_start dblwr-wait "$UNTORN" && bench && bt_stop
-acq=$(value "$scratch/dblwr-wait.out" "@acquisitions")
+acq=$(value "$scratch/dblwr-wait.out" "@slots[acquired]")
 batches=$(value "$scratch/dblwr-wait.out" "@batches[doublewrite]")
 [ "${acq:-0}" -gt 0 ] && [ "$acq" = "$batches" ] && grep -q '^@hold_us\[' "$scratch/dblwr-wait.out"
 ok $? "dblwr-wait.bt: one slot per doublewrite batch ($acq slots, $batches batches), hold times"
