@@ -3,8 +3,9 @@
 #
 # matrix_test.sh - scripts/kernel-matrix draws its matrix right: one row
 # per part and feature, one column per kernel, cells ok / skip (reason) / FAIL,
-# a column without results says why, exit 1 only for a FAIL; bad input is
-# one line and exit 2.  (Booting the guests is `scripts/kernel-matrix`
+# a column without results says why, exit 1 only for a FAIL, and under the
+# table each FAIL cell's own words (the end of a CI log is what is read);
+# bad input is one line and exit 2.  (Booting the guests is `scripts/kernel-matrix`
 # itself; this checks the part every run ends in, without qemu.)
 set -u
 
@@ -12,7 +13,7 @@ top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-matrix-test-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 5
+ktap_plan 6
 
 mkdir -p "$scratch/a" "$scratch/b"
 printf 'KTAP version 1\n1..3\nok 1 io_uring_setup\nok 2 RWF_ATOMIC write # SKIP EOPNOTSUPP on /tmp/x-1\nnot ok 3 statx DIOALIGN: 512\n' >"$scratch/a/6.1.features-ext4.ktap"
@@ -39,6 +40,20 @@ grep -q '^| (no result) | - | - | skip (cannot install the 6.6 kernel) | - |$' "
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["cells"]["features-ext4: statx DIOALIGN"]["6.1"] == "FAIL"' \
 		"$scratch/a/matrix.json"
 ok $? "a column without results says why; matrix.json holds the same cells"
+
+mkdir -p "$scratch/c"
+printf 'KTAP version 1\n1..2\n    KTAP version 1\n    1..2\n    ok 1 fine\n    # slot count 11, batches 12\n    not ok 2 dblwr-wait.bt: one slot per batch\nnot ok 1 selftests: untorn: ebpf_test.sh # exit=1\n# point 1/2: ok\n# logwrites-replay: entry 9: kernel: JBD2: journal transaction 5 is corrupt.\n# logwrites-replay: 2 points, 1 unmountable\nnot ok 2 replay journal: 2 points, 1 unmountable\n' >"$scratch/c/6.1.suite.ktap"
+"$top/scripts/kernel-matrix" --from "$scratch/c" >"$scratch/out-c" 2>&1
+sed -n '/^FAIL/,$p' "$scratch/out-c" | sed 's/^/# /'
+tail -n +"$(grep -n '^FAIL' "$scratch/out-c" | head -1 | cut -d: -f1)" "$scratch/out-c" >"$scratch/fails"
+grep -q '^FAIL 6.1 suite: selftests: untorn: ebpf_test.sh' "$scratch/fails" &&
+	grep -q '^    # slot count 11, batches 12$' "$scratch/fails" &&
+	grep -q '^    not ok 2 dblwr-wait.bt: one slot per batch$' "$scratch/fails" &&
+	! grep -q 'ok 1 fine' "$scratch/fails" &&
+	grep -q '^FAIL 6.1 suite: replay journal: 2 points, 1 unmountable$' "$scratch/fails" &&
+	grep -q 'kernel: JBD2: journal transaction 5 is corrupt' "$scratch/fails" &&
+	! grep -q 'point 1/2' "$scratch/fails" && ! grep -q '^|' "$scratch/fails"
+ok $? "under the table, each FAIL cell's failed cases with the comments before them, or its comments that quote the kernel"
 
 cp "$scratch/a/6.12.features-ext4.ktap" "$scratch/b/"
 "$top/scripts/kernel-matrix" --from "$scratch/b" >/dev/null 2>&1
