@@ -59,16 +59,14 @@ static const char *page_writes(const struct ut_store *st)
 
 static void info_text_writes(const struct ut_store *st)
 {
-	const char *how = page_writes(st);
-
 	if (st->sb.guard != UT_GUARD_JOURNAL)
 		return;
-	if (!strcmp(how, "untorn_jw"))
+	if (ut_jw_engine_state() == UT_JW_IN_USE)
 		printf("page writes  through /dev/untorn_jw: each page in one jbd2 transaction\n");
 	else if (st->sb.flags & UT_SB_SINGLE_LSN)
-		printf("page writes  %s: a page's blocks can join two jbd2 transactions, and a single-LSN page torn so is lost; load untorn_jw (make kmod)\n", how);
+		printf("page writes  %s: a page's blocks can join two jbd2 transactions, and a single-LSN page torn so is lost; load untorn_jw (make kmod)\n", page_writes(st));
 	else
-		printf("page writes  %s: a page's blocks can join two jbd2 transactions; the per-block LSNs repair a page torn so\n", how);
+		printf("page writes  %s: a page's blocks can join two jbd2 transactions; the per-block LSNs repair a page torn so\n", page_writes(st));
 }
 
 static void info_json(const struct ut_store *st, const char *uuid,
