@@ -228,7 +228,7 @@ int ut_engine_open(const char *dir, const struct ut_engine_opts *o,
 	eng->jw_fd = -1;
 	if (!eng->opts.batch || eng->opts.batch > UT_DBLWR_MAX_BATCH)
 		eng->opts.batch = 64;
-	ret = ut_store_open(dir, 0, &eng->store, err);
+	ret = ut_store_open_wait(dir, 0, o->lock_wait_ms, &eng->store, err);
 	if (ret)
 		goto out_free;
 	eng->geom = eng->store->geom;

@@ -56,6 +56,57 @@ static int open_data_file(struct ut_store *st, struct ut_err *err)
 	return 0;
 }
 
+/* "writer pid 12 (untorn bench write s)"; 0 when no holder is visible */
+static int describe_holders(struct ut_store *st, char *buf, size_t size)
+{
+	struct ut_lock_holder h[8];
+	int n = ut_lock_holders(st->data_fd, h, 8);
+
+	if (n <= 0) {
+		snprintf(buf, size, "no process this user can see (another user's, or one that died with I/O in flight: 'fuser -v %s' as root names a live one)",
+			 st->data_path);
+		return 0;
+	}
+	snprintf(buf, size, "%s pid %d (%s)%s", h[0].exclusive ? "writer" : "reader",
+		 h[0].pid, h[0].cmd[0] ? h[0].cmd : "?",
+		 n > 1 ? " and other processes" : "");
+	return n;
+}
+
+/*
+ * The store lock comes before any read, so that nothing a live writer may
+ * be writing is read as if at rest, and a refusal has touched nothing.
+ * A lock that no process holds is a dead process's I/O still landing
+ * (lock.c): that ends by itself, so it is waited for, a while.
+ */
+static int open_lock(struct ut_store *st, unsigned wait_ms, struct ut_err *err)
+{
+	int excl = !st->read_only;
+	char who[PATH_MAX + 256];
+	unsigned drain;
+	int ret, seen = 0;
+
+	ret = ut_lock_take(st->data_fd, excl, wait_ms);
+	for (drain = 0; ret == -EBUSY && drain < UT_LOCK_DRAIN_MS; drain += 10) {
+		seen = describe_holders(st, who, sizeof(who));
+		if (seen)
+			break;
+		ret = ut_lock_take(st->data_fd, excl, 10);
+	}
+	if (!ret)
+		return 0;
+	if (ret != -EBUSY)
+		return ut_err_set(err, ret, "%s: cannot lock the store: %s; keep stores on a local filesystem that supports fcntl locks",
+				  st->data_path, strerror(-ret));
+	if (!seen)
+		describe_holders(st, who, sizeof(who));
+	if (wait_ms)
+		return ut_err_set(err, ret, "%s: store still in use by %s after waiting %u.%03u s; let it finish or stop it, then try again",
+				  st->dir, who, wait_ms / 1000, wait_ms % 1000);
+	return ut_err_set(err, ret, "%s: store in use by %s; wait for it to finish, or give --wait SECONDS to queue behind it",
+			  st->dir, who);
+}
+
 static int read_at(struct ut_store *st, void *buf, uint32_t len, uint64_t off)
 {
 	struct ut_io io;
@@ -242,13 +293,19 @@ static int open_page_fd(struct ut_store *st, const struct ut_fscaps *caps,
 	int want = st->sb.guard == UT_GUARD_ATOMIC ||
 		   (st->sb.guard != UT_GUARD_JOURNAL && caps->dio_offset_align &&
 		    caps->dio_offset_align <= st->geom.block_size);
-	int fd;
+	int fd, ret;
 
 	st->page_fd = st->data_fd;
 	if (!want)
 		return 0;
 	fd = ut_sys.open(st->data_path, O_RDWR | O_DIRECT | O_NOFOLLOW, 0);
 	if (fd >= 0) {
+		ret = ut_lock_move_io(st->data_fd, fd);
+		if (ret) {
+			ut_sys.close(fd);
+			return ut_err_set(err, ret, "%s: cannot lock the O_DIRECT descriptor: %s; keep stores on a local filesystem that supports fcntl locks",
+					  st->data_path, strerror(-ret));
+		}
 		st->page_fd = fd;
 		st->direct = 1;
 		return 0;
@@ -271,8 +328,8 @@ static int open_ring(struct ut_store *st, struct ut_err *err)
 	return 0;
 }
 
-int ut_store_open(const char *dir, unsigned flags, struct ut_store **stp,
-		  struct ut_err *err)
+int ut_store_open_wait(const char *dir, unsigned flags, unsigned wait_ms,
+		       struct ut_store **stp, struct ut_err *err)
 {
 	struct ut_store *st;
 	int ret;
@@ -291,6 +348,9 @@ int ut_store_open(const char *dir, unsigned flags, struct ut_store **stp,
 	ret = open_data_file(st, err);
 	if (ret)
 		goto out_free;
+	ret = open_lock(st, wait_ms, err);
+	if (ret)
+		goto out_close;
 	ret = open_ring(st, err);
 	if (ret)
 		goto out_close;
@@ -320,6 +380,12 @@ out_close:
 out_free:
 	free(st);
 	return ret;
+}
+
+int ut_store_open(const char *dir, unsigned flags, struct ut_store **stp,
+		  struct ut_err *err)
+{
+	return ut_store_open_wait(dir, flags, 0, stp, err);
 }
 
 void ut_store_close(struct ut_store *st)

@@ -29,6 +29,19 @@ struct ut_engine;
 struct ut_engine_opts;
 struct ut_err;
 
+/*
+ * --wait SECONDS, taken by every command that opens a store: how long to
+ * wait for a store another process holds (0, the default: refuse at once
+ * with the holder named).  CLI_OPT_WAIT goes in a command's option table,
+ * 'W' to cli_parse_wait.
+ */
+#define CLI_OPT_WAIT	{ "wait", required_argument, NULL, 'W' }
+#define CLI_WAIT_HELP \
+"  --wait SECONDS  wait up to SECONDS for a store another process is\n" \
+"                  using (default: refuse at once, naming it)\n"
+extern unsigned cli_wait_ms;
+int cli_parse_wait(const char *cmd, const char *arg);
+
 /* A count or size option in [min, max]; prints the usage error itself. */
 int cli_parse_num(const char *cmd, const char *what, const char *arg,
 		  uint64_t min, uint64_t max, uint64_t *out);
@@ -38,7 +51,7 @@ int cli_fail_err(const struct ut_err *err, int ret);
 int cli_engine_open(const char *dir, const struct ut_engine_opts *o,
 		    struct ut_engine **engp);
 int cli_engine_close(struct ut_engine *eng);
-/* Parses "CMD [--json] DIR": returns 0 with *dir set, 1 after printing
+/* Parses "CMD [--json] [--wait S] DIR": returns 0 with *dir set, 1 after printing
  * help, or EXIT_ERROR after a usage message. */
 int cli_parse_json_dir(const char *cmd, const char *help, int argc,
 		       char **argv, int *as_json, const char **dir);

@@ -25,7 +25,7 @@
 static const char bench_help[] =
 "usage: untorn bench write DIR [--threads T] [--seconds S] [--commit sync|lazy]\n"
 "                         [--update-pct P] [--value-size B] [--pool SIZE]\n"
-"                         [--cleaners N] [--rows N] [--json]\n"
+"                         [--cleaners N] [--rows N] [--json] [--wait S]\n"
 "\n"
 "T threads (default 4) run transactions for S seconds (default 10): each is\n"
 "one row write, an update of a random existing key (P%, default 75) or an\n"
@@ -39,7 +39,9 @@ static const char bench_help[] =
 "--ack-fd FD writes \"KEY VERSION\" of every acknowledged commit to FD;\n"
 "--ack-dev PATH writes each as a record of its own, one logical block,\n"
 "with O_DIRECT|O_DSYNC, to a block device (or file) for power-cut replays\n"
-"(read back with the zero bytes removed; `untorn verify --acks`).\n";
+"(read back with the zero bytes removed; `untorn verify --acks`).\n"
+"\n"
+CLI_WAIT_HELP;
 
 struct bench {
 	struct ut_engine *eng;
@@ -314,6 +316,7 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 		{ "cleaners", required_argument, NULL, 'C' },
 		{ "rows", required_argument, NULL, 'R' },
 		{ "json", no_argument, NULL, 'j' },
+		CLI_OPT_WAIT,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -375,6 +378,10 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 			break;
 		case 'j':
 			*as_json = 1;
+			break;
+		case 'W':
+			if (cli_parse_wait("bench", optarg))
+				return -1;
 			break;
 		case 'h':
 			fputs(bench_help, stdout);

@@ -9,15 +9,19 @@
 #include "cli.h"
 
 static const char check_help[] =
-"usage: untorn check DIR [--json]\n"
+"usage: untorn check DIR [--json] [--wait S]\n"
 "\n"
 "Reads every page of the store (64 pages per io_uring submission) and\n"
 "verifies every block: its CRC32C, that it belongs to this page, and that\n"
 "all blocks of a page come from the same write (a page torn between\n"
 "blocks is reported at the first block of the other write).  Prints each\n"
-"bad page and block.  Reads only.\n"
+"bad page and block.  Reads only, holding the store's lock shared: it\n"
+"runs beside other readers (check, info), never beside a command that\n"
+"writes, whose pages are not at rest.\n"
 "\n"
-"exit status: 0 clean, 1 corrupt pages found, 2 error\n";
+"exit status: 0 clean, 1 corrupt pages found, 2 error\n"
+"\n"
+CLI_WAIT_HELP;
 
 static void bad_text(const struct ut_check_bad *bad, void *user)
 {
@@ -59,7 +63,7 @@ static int check_store(const char *dir, int as_json)
 	struct json j;
 	int ret;
 
-	ret = ut_store_open(dir, UT_OPEN_RDONLY, &st, &err);
+	ret = ut_store_open_wait(dir, UT_OPEN_RDONLY, cli_wait_ms, &st, &err);
 	if (ret)
 		return cli_fail_err(&err, ret);
 	if (as_json) {

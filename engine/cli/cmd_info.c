@@ -12,11 +12,14 @@
 #include "cli.h"
 
 static const char info_help[] =
-"usage: untorn info DIR [--json]\n"
+"usage: untorn info DIR [--json] [--wait S]\n"
 "\n"
 "Prints what the superblock records (format, page and block size, guard,\n"
 "store id), both checkpoint slots, the data file's size and the I/O path\n"
-"(io_uring, or the pread/pwrite fallback and why).  Reads only.\n";
+"(io_uring, or the pread/pwrite fallback and why).  Reads only, holding\n"
+"the store's lock shared, as check does.\n"
+"\n"
+CLI_WAIT_HELP;
 
 static void uuid_str(const uint8_t *u, char *buf)
 {
@@ -153,7 +156,7 @@ int cmd_info(int argc, char **argv)
 	ret = cli_parse_json_dir("info", info_help, argc, argv, &as_json, &dir);
 	if (ret)
 		return ret == 1 ? EXIT_OK : ret;
-	ret = ut_store_open(dir, UT_OPEN_RDONLY, &st, &err);
+	ret = ut_store_open_wait(dir, UT_OPEN_RDONLY, cli_wait_ms, &st, &err);
 	if (ret)
 		return cli_fail_err(&err, ret);
 	uuid_str(st->sb.uuid, uuid);

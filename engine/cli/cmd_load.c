@@ -16,13 +16,15 @@
 
 static const char load_help[] =
 "usage: untorn load DIR --rows N [--order random|sequential] [--value-size B]\n"
-"                   [--start K] [--commit sync|lazy] [--pool SIZE]\n"
+"                   [--start K] [--commit sync|lazy] [--pool SIZE] [--wait S]\n"
 "\n"
 "Inserts keys K..K+N-1 (default K=0) with self-checking values of B bytes\n"
 "(default 100, from 24 up to 1/8 of a page's record area).  --order random\n"
 "(default) splits leaves all over the file: key order != file order.\n"
 "--commit lazy (default) flushes the log every 100 ms; the store is\n"
-"checkpointed when load ends.\n";
+"checkpointed when load ends.\n"
+"\n"
+CLI_WAIT_HELP;
 
 struct load_opts {
 	uint64_t rows, start, value_size;
@@ -39,6 +41,7 @@ static int load_parse(int argc, char **argv, struct load_opts *lo)
 		{ "start", required_argument, NULL, 's' },
 		{ "commit", required_argument, NULL, 'c' },
 		{ "pool", required_argument, NULL, 'p' },
+		CLI_OPT_WAIT,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -75,6 +78,10 @@ static int load_parse(int argc, char **argv, struct load_opts *lo)
 			break;
 		case 'p':
 			if (cli_parse_num("load", "--pool", optarg, 1 << 20, 1ull << 40, &lo->eo.pool_bytes))
+				return -1;
+			break;
+		case 'W':
+			if (cli_parse_wait("load", optarg))
 				return -1;
 			break;
 		case 'h':

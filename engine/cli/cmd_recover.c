@@ -13,6 +13,7 @@
 
 static const char recover_help[] =
 "usage: untorn recover DIR [--reads sync|batched] [--accept-log-loss] [--json]\n"
+"                          [--wait S]\n"
 "\n"
 "Opens the store the way every command does, which restores torn pages\n"
 "from the doublewrite buffer and applies the redo log from the last\n"
@@ -24,7 +25,9 @@ static const char recover_help[] =
 "  --reads sync     one page per read, for comparison\n"
 "  --accept-log-loss  when the redo log is damaged and sound log follows\n"
 "                   the damage (committed transactions after it), recover\n"
-"                   up to the damage instead of refusing; say what was lost\n";
+"                   up to the damage instead of refusing; say what was lost\n"
+"\n"
+CLI_WAIT_HELP;
 
 static void report_text(const char *dir, const struct ut_recovery_report *r)
 {
@@ -100,6 +103,7 @@ int cmd_recover(int argc, char **argv)
 		{ "reads", required_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "accept-log-loss", no_argument, NULL, 'a' },
+		CLI_OPT_WAIT,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -122,6 +126,10 @@ int cmd_recover(int argc, char **argv)
 			break;
 		case 'a':
 			o.accept_log_loss = 1;
+			break;
+		case 'W':
+			if (cli_parse_wait("recover", optarg))
+				return EXIT_ERROR;
 			break;
 		case 'h':
 			fputs(recover_help, stdout);

@@ -4,21 +4,44 @@
  * time, each write committed durably before the command returns.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <untorn/engine.h>
 #include "cli.h"
 
+/*
+ * "CMD DIR KEY [VALUE] [--wait S]": returns 0 with argv[optind] the DIR,
+ * -1 after printing the help, or EXIT_ERROR after a usage message.
+ */
 static int row_args(const char *cmd, int argc, char **argv, int want,
 		    uint64_t *key)
 {
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: untorn %s DIR KEY%s\n", cmd, want == 4 ? " VALUE" : "");
-		return -1;
+	static const struct option opts[] = {
+		CLI_OPT_WAIT,
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *val = want == 3 ? " VALUE" : "";
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'W':
+			if (cli_parse_wait(cmd, optarg))
+				return EXIT_ERROR;
+			break;
+		case 'h':
+			printf("usage: untorn %s DIR KEY%s [--wait S]\n\n%s", cmd, val,
+			       CLI_WAIT_HELP);
+			return -1;
+		default:
+			return cli_usage_fail(cmd, "bad option");
+		}
 	}
-	if (argc != want)
-		return cli_usage_fail(cmd, "give DIR KEY%s", want == 4 ? " VALUE" : "");
-	return cli_parse_num(cmd, "key", argv[2], 0, UINT64_MAX, key);
+	if (argc - optind != want)
+		return cli_usage_fail(cmd, "give DIR KEY%s", val);
+	return cli_parse_num(cmd, "key", argv[optind + 1], 0, UINT64_MAX, key);
 }
 
 /* A small pool: a single-row command touches a few pages. */
@@ -38,12 +61,12 @@ int cmd_put(int argc, char **argv)
 	uint64_t key = 0;
 	int ret;
 
-	ret = row_args("put", argc, argv, 4, &key);
+	ret = row_args("put", argc, argv, 3, &key);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
-	if (row_open(argv[1], &eng))
+	if (row_open(argv[optind], &eng))
 		return EXIT_ERROR;
-	ret = ut_put(eng, key, argv[3], strlen(argv[3]), &err);
+	ret = ut_put(eng, key, argv[optind + 2], strlen(argv[optind + 2]), &err);
 	if (ret) {
 		cli_engine_close(eng);
 		return cli_fail_err(&err, ret);
@@ -59,10 +82,10 @@ int cmd_get(int argc, char **argv)
 	uint64_t key = 0;
 	int ret;
 
-	ret = row_args("get", argc, argv, 3, &key);
+	ret = row_args("get", argc, argv, 2, &key);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
-	if (row_open(argv[1], &eng))
+	if (row_open(argv[optind], &eng))
 		return EXIT_ERROR;
 	ret = ut_get(eng, key, buf, sizeof(buf), &len);
 	if (!ret)
@@ -83,10 +106,10 @@ int cmd_delete(int argc, char **argv)
 	uint64_t key = 0;
 	int ret;
 
-	ret = row_args("delete", argc, argv, 3, &key);
+	ret = row_args("delete", argc, argv, 2, &key);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
-	if (row_open(argv[1], &eng))
+	if (row_open(argv[optind], &eng))
 		return EXIT_ERROR;
 	ret = ut_delete(eng, key, &err);
 	if (cli_engine_close(eng))

@@ -13,7 +13,7 @@
 static const char scan_help[] =
 "usage: untorn bench scan DIR [--readahead none|linear|logical] [--batch N]\n"
 "                        [--merge-pages M] [--gap-pages G] [--cold]\n"
-"                        [--pool SIZE] [--json]\n"
+"                        [--pool SIZE] [--json] [--wait S]\n"
 "\n"
 "Reads every row in key order.  --readahead: none follows leaf pointers\n"
 "with one read per leaf; linear (InnoDB-style) reads the next 64 pages\n"
@@ -24,7 +24,9 @@ static const char scan_help[] =
 "which on a disk costs less than another seek -- submits them together\n"
 "and reads the next batch while this one is consumed.  --cold writes dirty\n"
 "pages, empties the buffer pool and drops the data file from the page\n"
-"cache first (and reports how much of it stayed cached).\n";
+"cache first (and reports how much of it stayed cached).\n"
+"\n"
+CLI_WAIT_HELP;
 
 struct scan_count {
 	uint64_t rows, last;
@@ -101,6 +103,7 @@ int cmd_bench_scan(int argc, char **argv)
 		{ "cold", no_argument, NULL, 'c' },
 		{ "pool", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
+		CLI_OPT_WAIT,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -150,6 +153,10 @@ int cmd_bench_scan(int argc, char **argv)
 			break;
 		case 'j':
 			as_json = 1;
+			break;
+		case 'W':
+			if (cli_parse_wait("bench", optarg))
+				return EXIT_ERROR;
 			break;
 		case 'h':
 			fputs(scan_help, stdout);

@@ -14,14 +14,16 @@
 #include "rowgen.h"
 
 static const char verify_help[] =
-"usage: untorn verify DIR [--acks FILE] [--json]\n"
+"usage: untorn verify DIR [--acks FILE] [--json] [--wait S]\n"
 "\n"
 "Opens the store (recovering it if needed) and checks that a full scan\n"
 "is in key order and that every value written by load/bench is intact.\n"
 "With --acks, FILE holds the \"KEY VERSION\" lines `bench write --ack-fd`\n"
 "wrote after each commit returned: every one must be present with that\n"
 "version or a later one.  exit status: 0 all there, 1 lost or damaged\n"
-"rows, 2 error.\n";
+"rows, 2 error.\n"
+"\n"
+CLI_WAIT_HELP;
 
 struct verify_state {
 	uint64_t rows, disorder, damaged, last;
@@ -75,6 +77,7 @@ int cmd_verify(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "acks", required_argument, NULL, 'a' },
 		{ "json", no_argument, NULL, 'j' },
+		CLI_OPT_WAIT,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -94,6 +97,10 @@ int cmd_verify(int argc, char **argv)
 			break;
 		case 'j':
 			as_json = 1;
+			break;
+		case 'W':
+			if (cli_parse_wait("verify", optarg))
+				return EXIT_ERROR;
 			break;
 		case 'h':
 			fputs(verify_help, stdout);

@@ -74,6 +74,20 @@ int cli_parse_num(const char *cmd, const char *what, const char *arg,
 	return 0;
 }
 
+unsigned cli_wait_ms;
+
+int cli_parse_wait(const char *cmd, const char *arg)
+{
+	uint64_t s;
+	int ret;
+
+	/* a day at most: beyond that a script is waiting for nothing */
+	ret = cli_parse_num(cmd, "--wait", arg, 0, 86400, &s);
+	if (!ret)
+		cli_wait_ms = s * 1000;
+	return ret;
+}
+
 int cli_fail_err(const struct ut_err *err, int ret)
 {
 	if (err->msg[0])
@@ -85,10 +99,12 @@ int cli_engine_open(const char *dir, const struct ut_engine_opts *o,
 		    struct ut_engine **engp)
 {
 	struct ut_recovery_report rep;
+	struct ut_engine_opts with_wait = *o;
 	struct ut_err err = { "" };
 	int ret;
 
-	ret = ut_engine_open(dir, o, engp, &rep, &err);
+	with_wait.lock_wait_ms = cli_wait_ms;
+	ret = ut_engine_open(dir, &with_wait, engp, &rep, &err);
 	if (ret)
 		return cli_fail_err(&err, ret);
 	if (rep.needed || rep.dblwr_restored)
@@ -112,6 +128,7 @@ int cli_parse_json_dir(const char *cmd, const char *help, int argc,
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		CLI_OPT_WAIT,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -122,6 +139,10 @@ int cli_parse_json_dir(const char *cmd, const char *help, int argc,
 		switch (c) {
 		case 'j':
 			*as_json = 1;
+			break;
+		case 'W':
+			if (cli_parse_wait(cmd, optarg))
+				return EXIT_ERROR;
 			break;
 		case 'h':
 			fputs(help, stdout);

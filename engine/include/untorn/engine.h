@@ -29,6 +29,8 @@ struct ut_engine_opts {
 	int recovery_sync_reads; /* recovery reads one page per submit */
 	int accept_log_loss;	/* recover up to redo damage with sound log
 				 * after it (else: refuse, nothing applied) */
+	unsigned lock_wait_ms;	/* wait this long for a store another
+				 * process holds (0: fail at once, -EBUSY) */
 };
 
 struct ut_recovery_report {
@@ -66,7 +68,9 @@ struct ut_engine;
 
 void ut_engine_opts_default(struct ut_engine_opts *o);
 /* Opens a store, running crash recovery when the log holds redo after
- * the checkpoint (rep may be NULL). */
+ * the checkpoint (rep may be NULL).  The store's lock is taken first,
+ * exclusive: a store another process (or another open) holds gives
+ * -EBUSY and err names the holder (ut_store_holders lists them). */
 int ut_engine_open(const char *dir, const struct ut_engine_opts *o,
 		   struct ut_engine **engp, struct ut_recovery_report *rep,
 		   struct ut_err *err);

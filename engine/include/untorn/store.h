@@ -56,9 +56,40 @@ struct ut_init_opts {
 
 int ut_store_init(const char *dir, const struct ut_init_opts *opts,
 		  struct ut_err *err);
+/*
+ * Opens a store and takes its lock (lock.c) before reading anything:
+ * exclusive for writing, shared with UT_OPEN_RDONLY.  A store locked by
+ * another open fails with -EBUSY and a line naming the holder's PID and
+ * command, after waiting up to wait_ms for it (0: not at all).
+ */
 int ut_store_open(const char *dir, unsigned flags, struct ut_store **storep,
 		  struct ut_err *err);
+int ut_store_open_wait(const char *dir, unsigned flags, unsigned wait_ms,
+		       struct ut_store **storep, struct ut_err *err);
 void ut_store_close(struct ut_store *st);
+
+/* How long an open waits for a lock no live process holds: a killed
+ * writer's direct I/O still landing (lock.c). */
+#define UT_LOCK_DRAIN_MS	5000
+
+/* A process holding a store's lock. */
+struct ut_lock_holder {
+	int pid;
+	int exclusive;		/* a writer; 0: a reader */
+	char cmd[96];		/* its command line, arguments joined */
+};
+
+/* The processes holding the lock of the store in dir (at most max):
+ * their number, or -errno.  Processes of other users are seen only by
+ * root. */
+int ut_store_holders(const char *dir, struct ut_lock_holder *h, unsigned max);
+/* The same for the data file open on fd; ut_lock_take locks fd,
+ * waiting up to wait_ms: 0, -EBUSY, or -errno. */
+int ut_lock_holders(int fd, struct ut_lock_holder *h, unsigned max);
+int ut_lock_take(int fd, int exclusive, unsigned wait_ms);
+/* Moves the in-flight-I/O part of an exclusive lock from data_fd to
+ * page_fd, the O_DIRECT descriptor of the same file. */
+int ut_lock_move_io(int data_fd, int page_fd);
 
 /* Makes the data file hold at least min_pages, in whole extents. */
 int ut_store_grow(struct ut_store *st, uint64_t min_pages,
