@@ -23,7 +23,8 @@
  *
  * The kernel reports -1 as an OFD lock's owner (F_OFD_GETLK, /proc/locks),
  * so the holders are found the way lsof finds them: the "lock:" lines of
- * /proc/PID/fdinfo/FD, on a descriptor that is the data file.
+ * /proc/PID/fdinfo/FD, on a descriptor that is the data file.  A holder
+ * that is exiting has an empty command line.
  *
  * Waiting polls, as SQLite's busy timeout does: F_OFD_SETLKW cannot be
  * given a deadline without a signal, which a library must not install.

@@ -56,21 +56,31 @@ static int open_data_file(struct ut_store *st, struct ut_err *err)
 	return 0;
 }
 
-/* "writer pid 12 (untorn bench write s)"; 0 when no holder is visible */
+/*
+ * "writer pid 12 (untorn bench write s)"; returns how many holders are
+ * live.  A holder whose command line is gone is exiting (its memory is
+ * freed before its descriptors): it is about to let go, as a dead one is.
+ */
 static int describe_holders(struct ut_store *st, char *buf, size_t size)
 {
 	struct ut_lock_holder h[8];
-	int n = ut_lock_holders(st->data_fd, h, 8);
+	int n = ut_lock_holders(st->data_fd, h, 8), i, live = 0, first = -1;
 
-	if (n <= 0) {
-		snprintf(buf, size, "no process this user can see (another user's, or one that died with I/O in flight: 'fuser -v %s' as root names a live one)",
+	for (i = 0; i < n; i++) {
+		if (!h[i].cmd[0])
+			continue;
+		if (first < 0)
+			first = i;
+		live++;
+	}
+	if (!live) {
+		snprintf(buf, size, "no process this user can see (another user's, or one that ended with I/O in flight: 'fuser -v %s' as root names a live one)",
 			 st->data_path);
 		return 0;
 	}
-	snprintf(buf, size, "%s pid %d (%s)%s", h[0].exclusive ? "writer" : "reader",
-		 h[0].pid, h[0].cmd[0] ? h[0].cmd : "?",
-		 n > 1 ? " and other processes" : "");
-	return n;
+	snprintf(buf, size, "%s pid %d (%s)%s", h[first].exclusive ? "writer" : "reader",
+		 h[first].pid, h[first].cmd, live > 1 ? " and other processes" : "");
+	return live;
 }
 
 /*

@@ -36,28 +36,44 @@ static const struct {
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
+/* The whole line in one write: lines of processes sharing a log never mix. */
+static int fail_line(const char *prefix, const char *fmt, va_list ap,
+		     const char *suffix)
+{
+	char line[1024];
+	int n;
+
+	n = snprintf(line, sizeof(line), "%s", prefix);
+	vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+	n = strlen(line);
+	snprintf(line + n, sizeof(line) - n, "%s\n", suffix);
+	fputs(line, stderr);
+	return EXIT_ERROR;
+}
+
 int cli_fail(const char *fmt, ...)
 {
 	va_list ap;
+	int ret;
 
-	fputs("untorn: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	ret = fail_line("untorn: ", fmt, ap, "");
 	va_end(ap);
-	fputc('\n', stderr);
-	return EXIT_ERROR;
+	return ret;
 }
 
 int cli_usage_fail(const char *cmd, const char *fmt, ...)
 {
+	char prefix[64], suffix[96];
 	va_list ap;
+	int ret;
 
-	fprintf(stderr, "untorn %s: ", cmd);
+	snprintf(prefix, sizeof(prefix), "untorn %s: ", cmd);
+	snprintf(suffix, sizeof(suffix), "; try 'untorn %s --help'", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	ret = fail_line(prefix, fmt, ap, suffix);
 	va_end(ap);
-	fprintf(stderr, "; try 'untorn %s --help'\n", cmd);
-	return EXIT_ERROR;
+	return ret;
 }
 
 int cli_parse_num(const char *cmd, const char *what, const char *arg,

@@ -76,7 +76,8 @@ void ut_store_close(struct ut_store *st);
 struct ut_lock_holder {
 	int pid;
 	int exclusive;		/* a writer; 0: a reader */
-	char cmd[96];		/* its command line, arguments joined */
+	char cmd[96];		/* its command line, arguments joined;
+				 * empty: the process is exiting */
 };
 
 /* The processes holding the lock of the store in dir (at most max):
