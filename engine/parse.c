@@ -2,26 +2,33 @@
 /*
  * parse.c - size parsing for the command line.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <string.h>
+#include <strings.h>
 #include <untorn/parse.h>
 
+/*
+ * The one rule for sizes, in the untorn command, untorn-fscheck and the
+ * scripts (scripts/lib/common.sh parse_size, checked against this by
+ * tests/size_test.sh): digits, then nothing (bytes), B, or K, M, G, T
+ * (powers of 1024) alone or followed by B or iB, in any case.
+ */
 static int unit_shift(const char *unit)
 {
-	static const struct {
-		const char *name;
-		int shift;
-	} units[] = {
-		{ "", 0 }, { "b", 0 }, { "B", 0 },
-		{ "k", 10 }, { "K", 10 }, { "KiB", 10 }, { "kib", 10 }, { "KB", 10 },
-		{ "m", 20 }, { "M", 20 }, { "MiB", 20 }, { "mib", 20 }, { "MB", 20 },
-		{ "g", 30 }, { "G", 30 }, { "GiB", 30 }, { "gib", 30 }, { "GB", 30 },
-	};
-	unsigned i;
+	static const char prefixes[] = "kmgt";
+	const char *p;
+	int shift;
 
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(unit, units[i].name))
-			return units[i].shift;
+	if (!*unit || !strcasecmp(unit, "b"))
+		return 0;
+	p = strchr(prefixes, tolower((unsigned char)*unit));
+	if (!p)
+		return -1;
+	shift = 10 * (int)(p - prefixes + 1);
+	unit++;
+	if (!*unit || !strcasecmp(unit, "b") || !strcasecmp(unit, "ib"))
+		return shift;
 	return -1;
 }
 

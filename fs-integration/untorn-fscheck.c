@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <untorn/parse.h>
 #include "fscaps/fscaps.h"
 
 static const char help[] =
@@ -29,16 +30,12 @@ static const char help[] =
 
 static int parse_page_size(const char *s, uint32_t *out)
 {
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
+	uint64_t v;
+	int ret = ut_parse_size(s, 65536, &v);
 
-	if (end == s)
-		return -EINVAL;
-	if (*end == 'k' || *end == 'K')
-		v <<= 10, end++;
-	if (*end && strcmp(end, "iB") && strcmp(end, "B"))
-		return -EINVAL;
-	if (v < 4096 || v > 65536 || (v & (v - 1)))
+	if (ret)
+		return ret;
+	if (v < 4096 || (v & (v - 1)))
 		return -ERANGE;
 	*out = v;
 	return 0;

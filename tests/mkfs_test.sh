@@ -22,7 +22,7 @@ cleanup() {
 }
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 9
+ktap_plan 11
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest mkfs "needs root for mkfs, mount and loop devices"
 for t in mkfs.ext4 mkfs.xfs losetup blkid findmnt dumpe2fs; do
 	command -v $t >/dev/null || ktap_skip_rest mkfs "$t not installed (apt-get install e2fsprogs xfsprogs util-linux)"
@@ -88,18 +88,56 @@ ok $? "--help explains the journal sizing rule"
 "$top/scripts/mkfs-atomic" "$scratch/a.img" --size 1G --mount "$scratch/mnt-a" >"$scratch/out" 2>&1
 rc=$?
 sed 's/^/# /' "$scratch/out" | head -3
-if [ $rc -eq 0 ] && grep -q 'statx allows atomic writes' "$scratch/out"; then
-	grep -q 'untorn --guard atomic *SAFE' "$scratch/out" && [ "$(findmnt -rn -o FSTYPE "$scratch/mnt-a")" = xfs ]
-	ok $? "mkfs-atomic: XFS reflink mounted, atomic guard SAFE for 16k pages"
-elif [ $rc -eq 0 ]; then
-	echo "ok $((ktap_n + 1)) mkfs-atomic # SKIP this kernel offers no RWF_ATOMIC on XFS (Linux 6.16+)"
-	ktap_n=$((ktap_n + 1))
+krel=$(uname -r)
+kmaj=${krel%%.*} kmin=${krel#*.}
+kmin=${kmin%%[!0-9]*}
+if [ "$kmaj" -gt 6 ] || { [ "$kmaj" -eq 6 ] && [ "$kmin" -ge 16 ]; }; then
+	[ $rc -eq 0 ] && grep -q 'untorn --guard atomic *SAFE' "$scratch/out" &&
+		[ "$(findmnt -rn -o FSTYPE "$scratch/mnt-a")" = xfs ] &&
+		findmnt -rn -o OPTIONS "$scratch/mnt-a" | grep -q 'max_atomic_write='
+	ok $? "mkfs-atomic: XFS reflink mounted with max_atomic_write=, atomic guard SAFE for 16k pages"
 else
-	ok 1 "mkfs-atomic: XFS reflink mounted (exit $rc)"
+	[ $rc -eq 2 ] && grep -q "Linux 6.16+" "$scratch/out" && [ ! -e "$scratch/a.img" ]
+	ok $? "mkfs-atomic on $krel (before 6.16): refused, nothing made"
 fi
 mountpoint -q "$scratch/mnt-a" && unmount_detach "$scratch/mnt-a"
+[ -e "$scratch/a.img" ] || { truncate -s 1G "$scratch/a.img" && mkfs.xfs -q -f "$scratch/a.img"; }
 "$top/scripts/mkfs-atomic" "$scratch/a.img" --mount "$scratch/mnt-a" >/dev/null 2>"$scratch/err"; r=$?
 [ $r -eq 2 ] && grep -q "already holds a xfs filesystem" "$scratch/err"
 ok $? "mkfs-atomic refuses an existing XFS without --force (exit $r)"
+
+# every value and every combination is checked before anything is made
+bad=0
+n=$scratch/new.img m=$scratch/mnt-new
+while read -r script pat args; do
+	[ -n "$script" ] || continue
+	# shellcheck disable=SC2086
+	"$top/scripts/$script" $args >"$scratch/out" 2>"$scratch/err"
+	r=$?
+	if [ $r -ne 2 ] || [ "$(wc -l <"$scratch/err")" -ne 1 ] || ! grep -q -- "$pat" "$scratch/err" ||
+	   [ -s "$scratch/out" ] || [ -e "$n" ] || [ -e "$m" ] || [ -n "$(losetup -j "$n" 2>/dev/null)" ]; then
+		bad=1
+		echo "# $script $args: exit $r: $(cat "$scratch/err" "$scratch/out")"
+	fi
+done <<EOF2
+mkfs-journal not.a.power.of.two $n --size 256M --page-size 3k --mount $m
+mkfs-journal 200.bytes $n --size 200 --mount $m
+mkfs-journal more.than.half $n --size 1G --journal-size 600M --mount $m
+mkfs-journal 4.MiB $n --size 1G --journal-size 3M --mount $m
+mkfs-journal takes.a.size $n --size 1Q --mount $m
+mkfs-atomic not.a.power.of.two $n --size 1G --max-atomic-write 3k --mount $m
+mkfs-atomic smaller.than.the.64k.pages $n --size 1G --page-size 64k --max-atomic-write 16k --mount $m
+mkfs-atomic 300M $n --size 100M --mount $m
+EOF2
+ok $bad "bad values and unsafe combinations (3k pages, --size 200, journal > half, atomic unit < page, ...): exit 2, one line, nothing made"
+
+"$top/scripts/mkfs-journal" "$n" --size 1G --mount "$m" --dry-run >"$scratch/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q "mkfs.ext4 -q -F -b 4096 -J size=256 /dev/loop" "$scratch/out" &&
+	grep -q "mount -t ext4 -o data=journal,commit=5,barrier=1,noatime /dev/loop" "$scratch/out" &&
+	grep -q "^  $n $m ext4 loop,data=journal" "$scratch/out" &&
+	[ ! -e "$n" ] && [ ! -e "$m" ] && [ -z "$(losetup -j "$n" 2>/dev/null)" ]
+ok $? "--dry-run prints the mkfs and mount commands and the fstab line, and makes nothing"
+sed 's/^/# /' "$scratch/out"
 
 ktap_finish

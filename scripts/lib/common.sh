@@ -42,9 +42,53 @@ need_number() {
 	[[ $2 =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "$1 takes a number, not '$2'"
 }
 
-# need_size OPTION VALUE: a size with an optional K/M/G/T suffix
+# parse_size SIZE: its bytes on stdout, or fail.  The one rule for sizes
+# in untorn (engine/parse.c states it; tests/size_test.sh holds this and
+# the C parser to one table): digits, then nothing or B (bytes), or K, M,
+# G, T (powers of 1024) alone or followed by B or iB, in any case: 512,
+# 16k, 16KiB, 256M, 256MB, 1G, 1T.
+parse_size() {
+	local digits unit shift
+	[[ ${1:-} =~ ^([0-9]{1,19})([A-Za-z]*)$ ]] || return 1
+	digits=$((10#${BASH_REMATCH[1]}))
+	unit=${BASH_REMATCH[2],,}
+	case $unit in
+	''|b) shift=0 ;;
+	k|kb|kib) shift=10 ;;
+	m|mb|mib) shift=20 ;;
+	g|gb|gib) shift=30 ;;
+	t|tb|tib) shift=40 ;;
+	*) return 1 ;;
+	esac
+	[ "$digits" -ge 0 ] && [ $((digits >> (62 - shift))) -eq 0 ] || return 1
+	echo $((digits << shift))
+}
+
+# need_size OPTION VALUE [VAR]: VALUE is a size of at least one byte;
+# VAR, if given, gets it in bytes (pass bytes on: other tools read units
+# otherwise -- to coreutils and fio "MB" is 1000^2)
 need_size() {
-	[[ $2 =~ ^[1-9][0-9]*[KkMmGgTt]?$ ]] || die "$1 takes a size (64M, 4G), not '$2'"
+	local bytes
+	bytes=$(parse_size "$2") || die "$1 takes a size (512, 16k, 64M, 4GiB, 1T), not '$2'"
+	[ "$bytes" -gt 0 ] || die "$1 must be at least 1 byte, not '$2'"
+	[ -z "${3:-}" ] || printf -v "$3" '%s' "$bytes"
+}
+
+# human BYTES: "16 KiB", "256 MiB", "1.5 GiB" for messages
+human() {
+	awk -v b="$1" 'BEGIN { split("B KiB MiB GiB TiB", u); i = 1
+		while (b >= 1024 && i < 5) { b /= 1024; i++ }
+		printf (b == int(b) ? "%d %s\n" : "%.1f %s\n"), b, u[i] }'
+}
+
+# kernel_at_least MAJOR MINOR: the running kernel is that version or later
+kernel_at_least() {
+	local r maj min
+	r=$(uname -r)
+	maj=${r%%.*}
+	min=${r#*.}
+	min=${min%%[!0-9]*}
+	[ "$maj" -gt "$1" ] || { [ "$maj" -eq "$1" ] && [ "${min:-0}" -ge "$2" ]; }
 }
 
 # need_words OPTION VALUE ALLOWED...: a comma-separated list of ALLOWED

@@ -3,9 +3,10 @@
 # mkfs-common.sh - what scripts/mkfs-journal and scripts/mkfs-atomic share
 # (source it): the checks before a mkfs (root, tools, the target is a
 # block device or a file, not mounted, empty unless --force), attaching a
-# file to a loop device, and the report after mounting (fstab line and
-# untorn-fscheck's verdicts).  Sets and uses: prog, top, target, force,
-# dev, loop_attached, size.
+# file to a loop device, the report after mounting (fstab line and
+# untorn-fscheck's verdicts), and what --dry-run prints instead.  Sets and
+# uses: prog, top, target, force, dev, loop_attached, size, size_b, page,
+# page_b, dir, is_file.
 
 . "$top/scripts/lib/common.sh"
 
@@ -16,17 +17,59 @@ is_mounted() {
 }
 
 # check_args: the values every mkfs script takes (size, page size, mount
-# point), checked before anything is touched
+# point), checked before anything is touched; sets size_b and page_b
+# (bytes; size_b empty without --size)
 check_args() {
-	[ -z "$size" ] || parse_size_mib "$size" >/dev/null ||
-		die "--size takes a size (4G, 512M), not '$size'"
-	parse_size_mib "$page" >/dev/null || die "--page-size takes a size (16k), not '$page'"
+	size_b=""
+	[ -z "$size" ] || need_size --size "$size" size_b
+	need_size --page-size "$page" page_b
+	is_power_of_two "$page_b" && [ "$page_b" -ge 4096 ] && [ "$page_b" -le 65536 ] ||
+		die "--page-size $page is not a power of two from 4k to 64k (InnoDB's page sizes); use e.g. --page-size 16k"
 	case $dir in
 	/*) ;;
 	*) die "--mount takes an absolute path (it goes into /etc/fstab), not '$dir'" ;;
 	esac
 	[ -d "$(dirname "$dir")" ] || die "$(dirname "$dir") does not exist; create it or choose another --mount DIR"
 	[ ! -e "$dir" ] || [ -d "$dir" ] || die "$dir exists and is not a directory"
+}
+
+is_power_of_two() {	# BYTES
+	[ "$1" -gt 0 ] && [ $(($1 & ($1 - 1))) -eq 0 ]
+}
+
+# target_bytes: how big the filesystem will be, known before anything is
+# made (a device's size, an existing file's, or --size for a new file)
+target_bytes() {
+	if [ -b "$target" ]; then
+		blockdev --getsize64 "$target"
+	elif [ -e "$target" ]; then
+		stat -c %s "$target"
+	else
+		echo "$size_b"
+	fi
+}
+
+# plan_and_exit MKFS-COMMAND FSTYPE OPTIONS: what --dry-run prints
+# instead of doing it; exit 0
+plan_and_exit() {
+	local mkfs=$1 fstype=$2 opts=$3 dev=$target src=$target
+	echo "$prog: --dry-run: nothing is changed; the steps would be:"
+	if [ "$is_file" -eq 1 ]; then
+		[ -e "$target" ] || echo "  truncate -s $size_b $target       # a sparse file of $(human "$size_b")"
+		dev=$(losetup -f 2>/dev/null) || die "no free loop device for $target (modprobe loop, or free one: losetup -D)"
+		echo "  losetup -f --show --direct-io=on $target   # the first free loop device, now $dev"
+		src="$(readlink -f "$target")"
+	fi
+	echo "  $mkfs $dev"
+	[ -d "$dir" ] || echo "  mkdir $dir"
+	echo "  mount -t $fstype -o $opts $dev $dir"
+	echo "/etc/fstab line:"
+	if [ "$is_file" -eq 1 ]; then
+		echo "  $src $dir $fstype loop,$opts 0 2"
+	else
+		echo "  $src $dir $fstype $opts 0 2      # or UUID= of the new filesystem (blkid)"
+	fi
+	exit 0
 }
 
 # check_target: refuses what must not be touched; sets is_file
@@ -61,7 +104,7 @@ attach_target() {
 	trap 'detach_on_error' EXIT
 	[ "$is_file" -eq 1 ] || return 0
 	if [ ! -e "$target" ]; then
-		truncate -s "$size" "$target" 2>/dev/null || die "cannot create $target of $size"
+		truncate -s "$size_b" "$target" 2>/dev/null || die "cannot create $target of $(human "$size_b")"
 		file_created=1
 	fi
 	dev=$(losetup -f --show --direct-io=on "$target") || die "no free loop device for $target (modprobe loop, or free one: losetup -D)"
@@ -91,9 +134,33 @@ done_ok() {
 	loop_attached="" file_created=0 dir_created=0
 }
 
+# fscheck_cmd: untorn-fscheck from the tree or PATH (empty if neither)
+fscheck_cmd() {
+	local f=${FSCHECK:-${UNTORN_FSCHECK:-}}
+	if [ -n "$f" ] && [ -x "$f" ]; then
+		echo "$f"
+	else
+		command -v untorn-fscheck || true
+	fi
+}
+
+# atomic_guard_safe DIR PAGE: untorn-fscheck's atomic verdict for pages of
+# PAGE on DIR; sets verdict to its reason.  Without untorn-fscheck it
+# cannot tell, says so, and lets the report below say it is not built.
+atomic_guard_safe() {
+	local f
+	f=$(fscheck_cmd)
+	[ -n "$f" ] || { verdict="untorn-fscheck not built"; return 0; }
+	verdict=$("$f" "$1" --page-size "$2" --json | python3 -c '
+import json, sys
+v = json.load(sys.stdin)["untorn_atomic"]
+print(v["reason"])
+sys.exit(0 if v["safe"] else 1)')
+}
+
 # report MOUNTPOINT FSTYPE OPTIONS PAGE: the fstab line and the verdicts
 report() {
-	local dir=$1 fstype=$2 opts=$3 page=$4 uuid fscheck=${FSCHECK:-$UNTORN_FSCHECK}
+	local dir=$1 fstype=$2 opts=$3 page=$4 uuid fscheck
 	uuid=$(blkid -o value -s UUID "$dev")
 	echo
 	echo "/etc/fstab line:"
@@ -103,24 +170,12 @@ report() {
 		echo "  UUID=$uuid $dir $fstype $opts 0 2"
 	fi
 	echo
-	if [ -x "$fscheck" ]; then
+	fscheck=$(fscheck_cmd)
+	if [ -n "$fscheck" ]; then
 		"$fscheck" "$dir" --page-size "$page" | sed 's/^/  /'
-	elif command -v untorn-fscheck >/dev/null; then
-		untorn-fscheck "$dir" --page-size "$page" | sed 's/^/  /'
 	else
 		echo "  (untorn-fscheck not built: run make, then untorn-fscheck $dir)"
 	fi
 	return 0
 }
 
-parse_size_mib() {	# SIZE (1G, 512M, 300, 64k) -> MiB on stdout, or fail
-	local v=${1%[KkMmGgTt]} u=${1: -1}
-	case $v in ''|*[!0-9]*) return 1 ;; esac
-	case $u in
-	[Kk]) echo $((v / 1024)) ;;
-	[Mm]) echo "$v" ;;
-	[Gg]) echo $((v * 1024)) ;;
-	[Tt]) echo $((v * 1024 * 1024)) ;;
-	*) echo "$v" ;;
-	esac
-}
