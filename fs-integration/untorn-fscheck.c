@@ -56,11 +56,11 @@ static void json_str(const char *key, const char *val, int comma)
 	printf("\"%s\n", comma ? "," : "");
 }
 
-static const char *data_mode_name(enum ut_data_mode m)
+static const char *data_mode_name(const struct ut_fscaps *c)
 {
 	static const char *const names[] = { "n/a", "ordered", "journal", "writeback" };
 
-	return names[m];
+	return c->no_journal ? "none (no journal)" : names[c->data_mode];
 }
 
 static void facts_text(const struct ut_fscaps *c)
@@ -70,9 +70,13 @@ static void facts_text(const struct ut_fscaps *c)
 	       c->mnt.source, c->mnt.mount_point);
 	printf("mount options   %s %s\n", c->mnt.mount_opts, c->mnt.super_opts);
 	printf("data mode       %s; commit %s; barriers %s\n",
-	       data_mode_name(c->data_mode),
+	       data_mode_name(c),
 	       c->commit_s < 0 ? "default" : "set", c->barrier ? "on" : "OFF");
 	printf("block size      %u\n", c->fs_block);
+	if (!strcmp(c->mnt.fstype, "btrfs"))
+		printf("copy-on-write   %s (%u of %u files NOCOW)\n",
+		       c->nocow ? "NO: NOCOW (chattr +C or nodatacow)" : "yes",
+		       c->nocow_files, c->files_seen);
 	printf("O_DIRECT        %s (memory %u, offset %u)\n",
 	       c->dio_offset_align ? "yes" : "no or unknown", c->dio_mem_align,
 	       c->dio_offset_align);
@@ -89,8 +93,8 @@ static void facts_text(const struct ut_fscaps *c)
 		       c->jbd2_max_txn_blocks,
 		       (unsigned)((uint64_t)c->jbd2_max_txn_blocks * c->fs_block >> 20));
 	printf("untorn_jw       %s\n", c->jw_module ?
-	       "loaded: a page written through /dev/untorn_jw joins one jbd2 transaction (untorn's journal guard uses it; stock InnoDB does not)" :
-	       "not loaded (no /dev/untorn_jw; make kmod and insmod it to make one-LSN pages safe on data=journal)");
+	       "loaded: only a program that writes through /dev/untorn_jw (untorn's journal guard) gets whole-page transactions; InnoDB/MariaDB do not, and their verdict does not change" :
+	       "not loaded (no /dev/untorn_jw): it serves only programs that write through it (untorn's journal guard), never InnoDB/MariaDB");
 }
 
 static void verdict_text(const char *who, const struct ut_verdict *v)
@@ -117,7 +121,7 @@ static void report_json(const struct ut_fscaps *c, uint32_t ps,
 	json_str("source", c->mnt.source, 1);
 	json_str("mount_point", c->mnt.mount_point, 1);
 	json_str("mount_options", c->mnt.super_opts, 1);
-	json_str("data_mode", data_mode_name(c->data_mode), 1);
+	json_str("data_mode", c->no_journal ? "none" : data_mode_name(c), 1);
 	printf("  \"commit_s\": %d,\n  \"barrier\": %s,\n", c->commit_s,
 	       c->barrier ? "true" : "false");
 	printf("  \"block_size\": %u,\n  \"page_size\": %u,\n", c->fs_block, ps);
@@ -131,6 +135,9 @@ static void report_json(const struct ut_fscaps *c, uint32_t ps,
 	printf("  \"rotational\": %d,\n  \"jbd2_max_transaction_blocks\": %u,\n",
 	       c->rotational, c->jbd2_max_txn_blocks);
 	printf("  \"untorn_jw_loaded\": %s,\n", c->jw_module ? "true" : "false");
+	printf("  \"no_journal\": %s,\n  \"nocow\": %s,\n  \"nocow_files\": %u,\n",
+	       c->no_journal ? "true" : "false", c->nocow ? "true" : "false",
+	       c->nocow_files);
 	verdict_json("innodb_doublewrite_off", &v[0], 1);
 	verdict_json("untorn_journal", &v[1], 1);
 	verdict_json("untorn_atomic", &v[2], 1);

@@ -81,11 +81,27 @@ static int innodb(const struct ut_fscaps *c, uint32_t ps)
 	return v.safe;
 }
 
+/* The verdict's reason and fix hold these words. */
+static int says(const struct ut_fscaps *c, const char *who, uint32_t ps,
+		uint32_t bs, const char *reason, const char *fix)
+{
+	struct ut_verdict v;
+
+	if (!strcmp(who, "innodb"))
+		ut_fscaps_innodb_verdict(c, ps, &v);
+	else
+		ut_fscaps_verdict(c, who, ps, bs, &v);
+	if (strstr(v.reason, reason) && strstr(v.fix, fix))
+		return 1;
+	ktap_diag("%s: reason '%s', fix '%s'", who, v.reason, v.fix);
+	return 0;
+}
+
 int main(void)
 {
 	struct ut_fscaps c;
 
-	ktap_plan(9);
+	ktap_plan(12);
 	ktap_ok(parse_mountinfo(), "mountinfo: escaped spaces, optional fields, malformed lines refused");
 	ktap_ok(parse_opts(), "ext4 options: data=, commit=, nobarrier, barrier=0");
 	ktap_ok(parse_jbd2(), "jbd2 info: transaction size, garbage and overflow refused");
@@ -118,5 +134,25 @@ int main(void)
 	ktap_ok(safe(&c, "doublewrite", 16384, 4096) == 0 &&
 		(fs(&c, "btrfs", UT_DATA_NA), innodb(&c, 16384) && safe(&c, "none", 16384, 4096) == 1),
 		"tmpfs: nothing is safe; btrfs (copy-on-write): doublewrite off is safe");
+	fs(&c, "ext4", UT_DATA_ORDERED);
+	c.no_journal = 1;
+	ktap_ok(safe(&c, "doublewrite", 16384, 4096) == 1 && safe(&c, "journal", 16384, 4096) == 0 &&
+		safe(&c, "none", 4096, 4096) == 0 && !innodb(&c, 4096) &&
+		says(&c, "innodb", 16384, 16384, "has no journal", "tune2fs -O has_journal"),
+		"ext4 without a journal: only doublewrite; the fix adds a journal, not data=journal");
+	fs(&c, "btrfs", UT_DATA_NA);
+	c.cow = 0;
+	c.nocow = 1;
+	c.nocow_files = 3;
+	c.files_seen = 7;
+	ktap_ok(!innodb(&c, 16384) && safe(&c, "none", 16384, 4096) == 0 &&
+		safe(&c, "doublewrite", 16384, 4096) == 1 &&
+		says(&c, "innodb", 16384, 16384, "3 of 7 files under the path are NOCOW", "innodb_doublewrite=ON"),
+		"btrfs with NOCOW files (chattr +C): overwritten in place, InnoDB unsafe");
+	fs(&c, "ext4", UT_DATA_JOURNAL);
+	c.fs_block = 1024;
+	ktap_ok(!innodb(&c, 4096) && safe(&c, "journal", 16384, 1024) == 1 &&
+		says(&c, "innodb", 16384, 16384, "1024-byte blocks", "mkfs.ext4 -b 4096"),
+		"ext4 data=journal with 1 KiB blocks: InnoDB told the block size and to remake with -b 4096; untorn's 1 KiB blocks safe");
 	return ktap_finish();
 }

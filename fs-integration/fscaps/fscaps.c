@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -234,6 +237,85 @@ static void probe_jbd2(struct ut_fscaps *c)
 }
 
 /*
+ * An ext4 made without a journal (mkfs.ext4 -O ^has_journal) mounts with
+ * the same options as one with: its sysfs journal_task says "<none>".
+ */
+static void probe_ext4_journal(struct ut_fscaps *c)
+{
+	char dir[128], text[32];
+
+	if (strcmp(c->mnt.fstype, "ext4") && strcmp(c->mnt.fstype, "ext3"))
+		return;
+	snprintf(dir, sizeof(dir), "/sys/fs/ext4/%s", c->dev_name);
+	if (!c->dev_name[0] || read_sys(dir, "journal_task", text, sizeof(text)))
+		return;
+	c->no_journal = !strncmp(text, "<none>", 6);
+}
+
+static int path_nocow(const char *path)
+{
+	int fd, flags = 0, ret;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ret = ioctl(fd, FS_IOC_GETFLAGS, &flags);
+	close(fd);
+	return !ret && (flags & FS_NOCOW_FL);
+}
+
+#define NOCOW_SCAN_MAX	10000	/* files looked at under a directory */
+
+/* Counts the NOCOW regular files under dir, two levels deep (a MySQL
+ * datadir: ibdata1, redo logs, one directory per database). */
+static void scan_nocow(struct ut_fscaps *c, const char *dir, int depth)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	struct stat sb;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d)
+		return;
+	while (c->files_seen < NOCOW_SCAN_MAX && (de = readdir(d))) {
+		if (de->d_name[0] == '.' &&
+		    (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (lstat(path, &sb))
+			continue;
+		if (S_ISDIR(sb.st_mode) && depth < 2) {
+			scan_nocow(c, path, depth + 1);
+		} else if (S_ISREG(sb.st_mode)) {
+			c->files_seen++;
+			c->nocow_files += path_nocow(path);
+		}
+	}
+	closedir(d);
+}
+
+/*
+ * btrfs overwrites a NOCOW file in place (chattr +C, the usual advice for
+ * databases on btrfs, or nodatacow): its pages can tear like on ext4.
+ */
+static void probe_nocow(struct ut_fscaps *c, const char *path)
+{
+	struct stat sb;
+
+	if (strcmp(c->mnt.fstype, "btrfs"))
+		return;
+	c->nocow = opt_has(c->mnt.super_opts, "nodatacow", NULL) ||
+		   path_nocow(path);
+	if (!stat(path, &sb) && S_ISDIR(sb.st_mode))
+		scan_nocow(c, path, 0);
+	if (c->nocow_files)
+		c->nocow = 1;
+	if (c->nocow)
+		c->cow = 0;
+}
+
+/*
  * O_DIRECT alignment and atomic write units are facts of regular files:
  * for a directory, ask about an unnamed O_TMPFILE in it (leaves no trace);
  * if that is not allowed, about the directory itself.
@@ -310,6 +392,8 @@ int ut_fscaps_probe(const char *path, struct ut_fscaps *c)
 	probe_statx(c, real);
 	probe_device(c, sb.st_dev);
 	probe_jbd2(c);
+	probe_ext4_journal(c);
+	probe_nocow(c, real);
 	c->jw_module = access("/dev/untorn_jw", F_OK) == 0;
 	return 0;
 }

@@ -47,6 +47,10 @@ struct ut_fscaps {
 	int barrier;		/* 1 on (default), 0 nobarrier */
 	int durable;		/* 0: tmpfs, overlay, fuse, 9p, ... */
 	int cow;		/* btrfs (with datacow), zfs */
+	int no_journal;		/* ext3/4 made without a journal */
+	int nocow;		/* btrfs: the path (or a file in it) is
+				 * NOCOW (chattr +C, nodatacow) */
+	unsigned nocow_files, files_seen;	/* under a directory path */
 	uint32_t fs_block;
 	uint32_t dio_mem_align, dio_offset_align;	/* 0: no O_DIRECT */
 	uint32_t atomic_min, atomic_max, atomic_segments;

@@ -40,6 +40,33 @@ static int fs_unusable(const struct ut_fscaps *c, struct ut_verdict *v)
 	return 0;
 }
 
+/* ext4 without a journal: nothing makes a page write whole */
+static int no_journal(const struct ut_fscaps *c, struct ut_verdict *v)
+{
+	if (!c->no_journal)
+		return 0;
+	say(v, 0, "add a journal: unmount, tune2fs -O has_journal DEVICE, then mount with -o data=journal (or make a new filesystem with scripts/mkfs-journal)",
+	    "this %s has no journal (made with -O ^has_journal): data=journal is impossible and pages are overwritten in place",
+	    c->mnt.fstype);
+	return 1;
+}
+
+/* btrfs files that are NOCOW are overwritten in place */
+static void nocow_verdict(const struct ut_fscaps *c, const char *keep,
+			  struct ut_verdict *v)
+{
+	char why[160];
+
+	if (c->nocow_files)
+		snprintf(why, sizeof(why), "%u of %u files under the path are NOCOW (chattr +C)",
+			 c->nocow_files, c->files_seen);
+	else
+		snprintf(why, sizeof(why), "the path is NOCOW (chattr +C or nodatacow)");
+	say(v, 0, keep,
+	    "btrfs, but %s: their pages are overwritten in place, not copied on write, and a crash can tear them",
+	    why);
+}
+
 /*
  * uses_jw: the engine writes its pages through /dev/untorn_jw when the
  * module is loaded (untorn's journal guard does; stock InnoDB does not)
@@ -53,6 +80,8 @@ static void journal_verdict(const struct ut_fscaps *c, uint32_t page_size,
 		    c->mnt.fstype);
 		return;
 	}
+	if (no_journal(c, v))
+		return;
 	if (c->data_mode != UT_DATA_JOURNAL) {
 		say(v, 0, "mount with -o data=journal (ext4 cannot change it on remount: set it in /etc/fstab and mount again), or use scripts/mkfs-journal",
 		    "mounted data=%s: file data is not journalled, so an interrupted page write stays torn",
@@ -66,6 +95,12 @@ static void journal_verdict(const struct ut_fscaps *c, uint32_t page_size,
 		else
 			say(v, 1, NULL, "data=journal journals each %u-byte block whole; a page torn between blocks is rebuilt block by block from redo (block-granular page format)",
 			    c->fs_block);
+		return;
+	}
+	if (c->fs_block < 4096) {
+		say(v, 0, "remake the filesystem with 4 KiB blocks (mkfs.ext4 -b 4096, as scripts/mkfs-journal does; the block size cannot be changed in place), then each 4 KiB block is journalled whole",
+		    "this ext4 has %u-byte blocks: data=journal keeps only %u bytes whole, so %u-byte pages (checksummed in %u-byte blocks) can tear",
+		    c->fs_block, c->fs_block, page_size, block_size);
 		return;
 	}
 	if (c->jw_module && uses_jw) {
@@ -123,6 +158,10 @@ void ut_fscaps_verdict(const struct ut_fscaps *c, const char *guard,
 	else if (c->cow)
 		say(v, 1, NULL, "%s is copy-on-write: a page is never overwritten in place",
 		    c->mnt.fstype);
+	else if (c->nocow)
+		nocow_verdict(c, "use --guard doublewrite, or a directory without chattr +C (copy the files into it: +C cannot be removed from a file with data)", v);
+	else if (no_journal(c, v))
+		;
 	else
 		say(v, 0, "use --guard doublewrite, journal or atomic",
 		    "pages are overwritten in place with nothing to repair a torn one");
@@ -139,6 +178,12 @@ void ut_fscaps_innodb_verdict(const struct ut_fscaps *c, uint32_t page_size,
 		    c->mnt.fstype);
 		return;
 	}
+	if (c->nocow) {
+		nocow_verdict(c, "keep innodb_doublewrite=ON, or move the datadir to a directory without chattr +C (copy the files: +C cannot be removed from a file with data)", v);
+		return;
+	}
+	if (no_journal(c, v))
+		return;
 	if (c->data_mode == UT_DATA_JOURNAL) {
 		journal_verdict(c, page_size, page_size, 0, v);
 		return;

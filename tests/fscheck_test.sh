@@ -1,0 +1,121 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# fscheck_test.sh - verdicts that must never say "safe" wrongly, on real
+# filesystems (loop devices, root): ext4 made without a journal (said so,
+# and the fix offered -- tune2fs -O has_journal, then data=journal --
+# really makes the journal guard safe), btrfs with copy-on-write (safe)
+# and with NOCOW directories and files (chattr +C: unsafe, counted), ext4
+# data=journal with 1 KiB blocks (the block size named, remake with -b
+# 4096), and what the untorn_jw line and the man page say about InnoDB.
+set -u
+
+top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+UNTORN=${UNTORN:-$top/build/untorn}
+FSCHECK=${FSCHECK:-$(dirname "$UNTORN")/untorn-fscheck}
+scratch=$(mktemp -d "/var/tmp/untorn-fscheck-$$-XXXXXX")
+loops=()
+mounts=()
+cleanup() {
+	local m l
+	for m in "${mounts[@]}"; do umount "$m" 2>/dev/null; done
+	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null; done
+	rm -rf "$scratch"
+}
+trap cleanup EXIT
+. "$(dirname "$0")/ktap.sh"
+ktap_plan 8
+
+[ "$(id -u)" -eq 0 ] || ktap_skip_rest fscheck "needs root for loop devices and mounts"
+for t in losetup mkfs.ext4 tune2fs chattr mkfs.btrfs; do
+	command -v $t >/dev/null || { ok 1 "$t is installed (make check installs e2fsprogs and btrfs-progs)"; ktap_skip_rest fscheck "$t missing"; }
+done
+
+# mkfs_mount NAME SIZE MKFS-CMD MOUNT-OPTS: a loop filesystem at $scratch/NAME;
+# its device in $dev
+mkfs_mount() {
+	local img=$scratch/$1.img dir=$scratch/$1
+	truncate -s "$2" "$img"
+	$3 "$img" >/dev/null 2>&1 || return 1
+	dev=$(losetup -f --show --direct-io=on "$img") || return 1
+	loops+=("$dev")
+	mkdir -p "$dir"
+	mount ${4:+-o "$4"} "$dev" "$dir" || return 1
+	mounts+=("$dir")
+}
+
+# verdict DIR [ARGS]: fscheck's text in $scratch/out, its exit in $rc
+verdict() {
+	"$FSCHECK" "$@" >"$scratch/out" 2>&1
+	rc=$?
+}
+
+# --- ext4 without a journal ---------------------------------------------
+mkfs_mount nojournal 256M "mkfs.ext4 -q -F -b 4096 -O ^has_journal" "" ||
+	ktap_skip_rest fscheck "cannot make an ext4 loop filesystem"
+verdict "$scratch/nojournal"
+[ $rc -eq 1 ] && grep -q "^data mode *none (no journal)" "$scratch/out" &&
+	grep -q "InnoDB.*UNSAFE: this ext4 has no journal.*tune2fs -O has_journal" "$scratch/out" &&
+	grep -q "untorn --guard journal *UNSAFE: this ext4 has no journal" "$scratch/out" &&
+	! grep -q "data mode *ordered" "$scratch/out"
+ok $? "ext4 made with -O ^has_journal: 'no journal', fix tune2fs -O has_journal, exit 1"
+sed -n 's/^InnoDB/# InnoDB/p' "$scratch/out"
+
+umount "$scratch/nojournal" && tune2fs -O has_journal "$dev" >/dev/null &&
+	mount -o data=journal "$dev" "$scratch/nojournal" && verdict "$scratch/nojournal" &&
+	grep -q "untorn --guard journal *SAFE" "$scratch/out" && grep -q "^data mode *journal" "$scratch/out"
+ok $? "following that fix (tune2fs -O has_journal, mount -o data=journal) makes the journal guard safe"
+
+# --- ext4 data=journal on 1 KiB blocks -------------------------------------
+mkfs_mount onek 256M "mkfs.ext4 -q -F -b 1024" data=journal ||
+	ktap_skip_rest fscheck "cannot make a 1 KiB-block ext4"
+verdict "$scratch/onek"
+[ $rc -eq 1 ] && grep -q "^block size *1024" "$scratch/out" &&
+	grep -q "InnoDB.*UNSAFE: this ext4 has 1024-byte blocks.*mkfs.ext4 -b 4096" "$scratch/out"
+ok $? "ext4 data=journal with 1 KiB blocks: the block size named, remake with -b 4096"
+sed -n 's/^InnoDB/# InnoDB/p' "$scratch/out"
+
+# --- btrfs -------------------------------------------------------------------
+if ! grep -qw btrfs /proc/filesystems && ! modprobe btrfs 2>/dev/null; then
+	for c in "btrfs mounts" "btrfs with copy-on-write" "btrfs NOCOW directory" "btrfs NOCOW file"; do
+		ok_skip "$c" "this kernel has no btrfs"
+	done
+else
+	mkfs_mount btrfs 256M "mkfs.btrfs -q -f" ""
+	ok $? "a btrfs loop filesystem mounts"
+	mkdir "$scratch/btrfs/cow"
+	head -c 65536 /dev/urandom >"$scratch/btrfs/cow/ibdata1"
+	verdict "$scratch/btrfs/cow"
+	[ $rc -eq 0 ] && grep -q "^copy-on-write *yes (0 of 1 files NOCOW)" "$scratch/out" &&
+		grep -q "InnoDB.*SAFE: btrfs is copy-on-write" "$scratch/out"
+	ok $? "btrfs with copy-on-write: InnoDB may turn its doublewrite buffer off (exit $rc)"
+
+	mkdir "$scratch/btrfs/nocow"
+	chattr +C "$scratch/btrfs/nocow"
+	head -c 65536 /dev/urandom >"$scratch/btrfs/nocow/ibdata1"
+	verdict "$scratch/btrfs/nocow"
+	[ $rc -eq 1 ] && grep -q "^copy-on-write *NO" "$scratch/out" &&
+		grep -q "InnoDB.*UNSAFE: btrfs, but 1 of 1 files under the path are NOCOW" "$scratch/out" &&
+		grep -q "untorn --guard doublewrite *SAFE" "$scratch/out"
+	ok $? "a chattr +C datadir on btrfs: UNSAFE, its NOCOW files counted (exit $rc)"
+	sed -n 's/^InnoDB/# InnoDB/p' "$scratch/out"
+
+	mkdir -p "$scratch/btrfs/mixed/db1"
+	head -c 65536 /dev/urandom >"$scratch/btrfs/mixed/ibdata1"
+	: >"$scratch/btrfs/mixed/db1/t1.ibd"
+	chattr +C "$scratch/btrfs/mixed/db1/t1.ibd"
+	head -c 65536 /dev/urandom >>"$scratch/btrfs/mixed/db1/t1.ibd"
+	verdict "$scratch/btrfs/mixed"
+	[ $rc -eq 1 ] && grep -q "1 of 2 files under the path are NOCOW" "$scratch/out"
+	ok $? "one NOCOW table file a directory down: UNSAFE, 1 of 2 files"
+fi
+
+# --- untorn_jw: what it does and does not change ------------------------------
+verdict "$scratch/onek"
+grep -q "^untorn_jw .*never InnoDB/MariaDB" "$scratch/out" &&
+	man_text=$(nroff -man "$top/fs-integration/untorn-fscheck.8" 2>/dev/null | sed 's/.\x08//g' | tr -s '[:space:]' ' ') &&
+	echo "$man_text" | grep -q "Loading the untorn_jw kernel module does not change that" &&
+	! echo "$man_text" | grep -q "or when the untorn_jw kernel module is loaded"
+ok $? "untorn_jw: the output and the man page say it never makes InnoDB safe"
+
+ktap_finish
