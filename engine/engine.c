@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <untorn/engine.h>
-#include <untorn/jw.h>
 #include "btree.h"
 #include "engine_int.h"
 #include "probes.h"
@@ -151,21 +150,6 @@ static void *log_writer_main(void *arg)
 
 /* ---- open / close --------------------------------------------------- */
 
-/*
- * The journal guard writes each page through the untorn_jw module when it
- * is loaded (one jbd2 transaction per page), unless UNTORN_JW=off asks for
- * stock ext4's page-at-a-time transactions.
- */
-static int engine_jw_open(void)
-{
-	int fd;
-
-	if (ut_jw_engine_state() == UT_JW_OFF)
-		return -1;
-	fd = ut_jw_open();
-	return fd < 0 ? -1 : fd;
-}
-
 static int engine_files(struct ut_engine *eng, const char *dir,
 			struct ut_err *err)
 {
@@ -178,19 +162,11 @@ static int engine_files(struct ut_engine *eng, const char *dir,
 		return ret;
 	eng->log.need_space = request_log_space;
 	eng->log.need_space_arg = eng;
-	if (eng->store->sb.guard == UT_GUARD_JOURNAL)
-		eng->jw_fd = engine_jw_open();
-	if (eng->store->sb.guard != UT_GUARD_DOUBLEWRITE)
-		return 0;
-	snprintf(path, sizeof(path), "%s/%s", dir, UT_DBLWR_FILE);
-	ret = ut_dblwr_open(&eng->dblwr, path, eng->geom.page_size,
-			    eng->store->sb.uuid, err);
-	if (ret) {
+	ret = ut_guard_open(&eng->guard, eng->store->sb.guard, &eng->geom,
+			    eng->store->page_fd, dir, eng->store->sb.uuid, err);
+	if (ret)
 		ut_redo_close(&eng->log);
-		return ret;
-	}
-	eng->has_dblwr = 1;
-	return 0;
+	return ret;
 }
 
 static void engine_sync_init(struct ut_engine *eng)
@@ -205,11 +181,7 @@ static void engine_sync_init(struct ut_engine *eng)
 
 static void engine_files_close(struct ut_engine *eng)
 {
-	if (eng->jw_fd >= 0)
-		close(eng->jw_fd);
-	eng->jw_fd = -1;
-	if (eng->has_dblwr)
-		ut_dblwr_close(&eng->dblwr);
+	ut_guard_close(&eng->guard);
 	ut_redo_close(&eng->log);
 }
 
@@ -225,7 +197,6 @@ int ut_engine_open(const char *dir, const struct ut_engine_opts *o,
 	if (!eng)
 		return ut_err_set(err, -ENOMEM, "out of memory");
 	eng->opts = *o;
-	eng->jw_fd = -1;
 	if (!eng->opts.batch || eng->opts.batch > UT_DBLWR_MAX_BATCH)
 		eng->opts.batch = 64;
 	ret = ut_store_open_wait(dir, 0, o->lock_wait_ms, &eng->store, err);
@@ -243,8 +214,9 @@ int ut_engine_open(const char *dir, const struct ut_engine_opts *o,
 	ret = engine_files(eng, dir, err);
 	if (ret)
 		goto out_pool;
-	if (eng->has_dblwr && eng->opts.batch > eng->dblwr.batch)
-		eng->opts.batch = eng->dblwr.batch;
+	if (eng->guard.ops->max_batch &&
+	    eng->opts.batch > eng->guard.ops->max_batch(&eng->guard))
+		eng->opts.batch = eng->guard.ops->max_batch(&eng->guard);
 	engine_sync_init(eng);
 	ret = ut_recover(eng, rep ? rep : &local, err);
 	if (ret)
@@ -369,17 +341,11 @@ void ut_engine_stats(struct ut_engine *eng, struct ut_engine_stats *s)
 	s->pages_written = atomic_load(&eng->pages_written);
 	s->page_bytes_written = s->pages_written * eng->geom.page_size;
 	s->redo_bytes_written = __atomic_load_n(&eng->log.bytes_written, __ATOMIC_RELAXED);
-	s->dblwr_bytes_written = eng->has_dblwr ? s->page_bytes_written : 0;
 	s->fsyncs = __atomic_load_n(&eng->log.fsyncs, __ATOMIC_RELAXED) +
-		    atomic_load(&eng->data_fsyncs) +
-		    (eng->has_dblwr ? atomic_load(&eng->dblwr_fsyncs) : 0);
+		    atomic_load(&eng->guard.data_fsyncs);
 	s->checkpoints = atomic_load(&eng->checkpoints);
-	if (eng->has_dblwr) {	/* counted under the segment mutex */
-		ut_mutex_lock(&eng->dblwr.mutex);
-		s->dblwr_waits = eng->dblwr.waits;
-		s->dblwr_wait_ns = eng->dblwr.wait_ns;
-		ut_mutex_unlock(&eng->dblwr.mutex);
-	}
+	if (eng->guard.ops->stats)
+		eng->guard.ops->stats(&eng->guard, s);
 	ut_mutex_lock(&eng->pool.mutex);	/* counted under the pool mutex */
 	s->pool_reads = eng->pool.stats.reads;
 	s->pool_hits = eng->pool.stats.hits;
@@ -395,7 +361,7 @@ const char *ut_engine_guard(const struct ut_engine *eng)
 
 int ut_engine_uses_jw(const struct ut_engine *eng)
 {
-	return eng->jw_fd >= 0;
+	return eng->guard.jw_fd >= 0;
 }
 
 uint32_t ut_engine_page_size(const struct ut_engine *eng)

@@ -11,7 +11,7 @@
 #include <untorn/ring.h>
 #include <untorn/store.h>
 #include "bpool.h"
-#include "dblwr.h"
+#include "guard.h"
 #include "redo.h"
 
 struct ut_cleaner {
@@ -29,9 +29,7 @@ struct ut_engine {
 	struct ut_engine_opts opts;
 	struct ut_bpool pool;
 	struct ut_redo log;
-	struct ut_dblwr dblwr;
-	int has_dblwr;
-	int jw_fd;			/* /dev/untorn_jw for the journal guard, or -1 */
+	struct ut_page_guard guard;		/* how pages reach the disk whole */
 	struct ut_rwlock tree_latch;
 	uint32_t root;
 
@@ -52,7 +50,6 @@ struct ut_engine {
 
 	struct ut_mutex ckpt_mutex;	/* writing checkpoints */
 	atomic_uint_fast64_t commits, pages_written, checkpoints;
-	atomic_uint_fast64_t data_fsyncs, dblwr_fsyncs;
 };
 
 /* alloc / checkpoint (engine.c) */

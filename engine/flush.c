@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * flush.c - the page cleaners: batches of the oldest dirty pages, the WAL
- * rule, the doublewrite guard's write path, checkpoints, and the requests
+ * rule, the batch handed to the store's guard (guard.h), and the requests
  * (free frames, log space) that wake the cleaners.
  */
 #include <errno.h>
@@ -84,77 +84,21 @@ static void batch_finish(struct ut_engine *eng, struct ut_cleaner *c,
 		ut_bpool_release(bp, c->frames[i], UT_S);
 }
 
-/*
- * The journal guard with the untorn_jw module: each page in one jbd2
- * transaction, written by the module (a synchronous ioctl per page).  The
- * fault-injection hook is asked first, as for every other write.
- */
-static int batch_write_jw(struct ut_engine *eng, struct ut_cleaner *c,
-			  unsigned n)
-{
-	uint32_t ps = eng->geom.page_size;
-	const unsigned char *page;
-	ssize_t admit, done;
-	unsigned i;
-
-	for (i = 0; i < n; i++) {
-		page = c->buf + UT_DBLWR_HDR + (size_t)i * ps;
-		do {
-			admit = ut_sys.io_admit(UT_OP_WRITE, eng->pool.data_fd, ps,
-						(off_t)c->page_nos[i] * ps);
-		} while (admit == -EAGAIN || admit == -EINTR);
-		if (admit < 0)
-			return (int)admit;
-		done = admit ? ut_sys.jw_pwrite(eng->jw_fd, eng->pool.data_fd, page,
-						(size_t)admit, (off_t)c->page_nos[i] * ps) : 0;
-		if (done < 0)
-			return (int)done;
-		if (done != ps)
-			return -EIO;
-	}
-	return 0;
-}
-
-/* Doublewrite copy (if the guard has one), in-place writes, fdatasync. */
+/* The guard writes the batch in place, whole, and makes it durable. */
 static int batch_write(struct ut_engine *eng, struct ut_cleaner *c,
 		       unsigned n)
 {
-	struct ut_ring *ring = ut_ring_thread();
-	uint32_t ps = eng->geom.page_size;
-	unsigned seg = 0, i;
-	int ret;
+	struct ut_guard_batch b = {
+		.ring = ut_ring_thread(),
+		.ios = c->ios,
+		.buf = c->buf,
+		.page_nos = c->page_nos,
+		.n = n,
+	};
 
-	if (!ring)
+	if (!b.ring)
 		return -ENOMEM;
-	if (eng->has_dblwr) {
-		seg = ut_dblwr_acquire(&eng->dblwr);
-		ret = ut_dblwr_write(&eng->dblwr, seg, c->buf, c->page_nos, n);
-		atomic_fetch_add(&eng->dblwr_fsyncs, 1);
-		if (ret)
-			goto out_release;
-	}
-	if (eng->jw_fd >= 0) {
-		ret = batch_write_jw(eng, c, n);
-		goto out_sync;
-	}
-	for (i = 0; i < n; i++) {
-		ut_io_write(&c->ios[i], eng->pool.data_fd,
-			    c->buf + UT_DBLWR_HDR + (size_t)i * ps, ps,
-			    (uint64_t)c->page_nos[i] * ps);
-		if (eng->store->sb.guard == UT_GUARD_ATOMIC)
-			c->ios[i].rw_flags = RWF_ATOMIC;
-	}
-	ret = ut_ring_run(ring, c->ios, n);
-out_sync:
-	if (!ret) {
-		ut_io_fdatasync(&c->ios[0], eng->pool.data_fd);
-		ret = ut_ring_run(ring, c->ios, 1);
-		atomic_fetch_add(&eng->data_fsyncs, 1);
-	}
-out_release:
-	if (eng->has_dblwr)
-		ut_dblwr_release(&eng->dblwr, seg);
-	return ret;
+	return eng->guard.ops->write(&eng->guard, &b);
 }
 
 int ut_flush_batch(struct ut_engine *eng, struct ut_cleaner *c)

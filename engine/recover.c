@@ -266,7 +266,6 @@ static void phase_done(const char *name, uint64_t t0, uint64_t items)
 int ut_recover(struct ut_engine *eng, struct ut_recovery_report *rep,
 	       struct ut_err *err)
 {
-	struct ut_dblwr_restore dr;
 	struct ut_redo_scan scan;
 	struct rec_ref *refs = NULL;
 	uint64_t t0 = ut_now_ns(), start, phase;
@@ -276,16 +275,13 @@ int ut_recover(struct ut_engine *eng, struct ut_recovery_report *rep,
 
 	memset(rep, 0, sizeof(*rep));
 	rep->checkpoint_lsn = eng->store->ckpt.checkpoint_lsn;
-	if (eng->has_dblwr) {
+	if (eng->guard.ops->restore) {
 		phase = phase_start("dblwr-restore");
-		ret = ut_dblwr_restore(&eng->dblwr, &eng->geom, eng->store->data_fd,
-				       eng->store->file_pages, &dr, err);
-		phase_done("dblwr-restore", phase, dr.pages_restored);
+		ret = eng->guard.ops->restore(&eng->guard, eng->store->data_fd,
+					      eng->store->file_pages, rep, err);
+		phase_done("dblwr-restore", phase, ret ? 0 : rep->dblwr_restored);
 		if (ret)
 			return ret;
-		rep->dblwr_checked = dr.pages_checked;
-		rep->dblwr_restored = dr.pages_restored;
-		memcpy(rep->restored, dr.restored, sizeof(rep->restored));
 	}
 	phase = phase_start("redo-scan");
 	ret = ut_redo_scan(&eng->log, ut_ring_thread(), rep->checkpoint_lsn,

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <untorn/store.h>
-#include "dblwr.h"
+#include "guard.h"
 #include "fscaps.h"
 #include "mem.h"
 #include "redo.h"
@@ -285,23 +285,20 @@ out_free:
 	return ret;
 }
 
-/* The redo log, and the doublewrite file for that guard. */
+/* The redo log, and the guard's own files (the doublewrite file). */
 static int init_aux_files(const char *dir, const struct ut_init_opts *o,
 			  const struct ut_sb *sb, struct ut_err *err)
 {
+	const struct ut_guard_ops *guard = ut_guard_ops(sb->guard);
 	char path[PATH_MAX + 16];
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, UT_LOG_FILE);
 	ret = ut_redo_create(path, o->log_size ? o->log_size : UT_LOG_SIZE_DEFAULT,
 			     sb->uuid, err);
-	if (ret || sb->guard != UT_GUARD_DOUBLEWRITE)
+	if (ret || !guard->create)
 		return ret;
-	snprintf(path, sizeof(path), "%s/%s", dir, UT_DBLWR_FILE);
-	return ut_dblwr_create(path,
-			       o->dblwr_segments ? o->dblwr_segments : UT_DBLWR_SEGMENTS_DEFAULT,
-			       o->dblwr_batch ? o->dblwr_batch : UT_DBLWR_BATCH_DEFAULT,
-			       sb->page_size, err);
+	return guard->create(dir, o, sb, err);
 }
 
 static int sync_dir(const char *dir)

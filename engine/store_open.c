@@ -15,6 +15,7 @@
 #include <untorn/store.h>
 #include "bytes.h"
 #include "fscaps.h"
+#include "guard.h"
 #include "mem.h"
 
 static int open_dir_check(const char *dir, struct ut_err *err)
@@ -300,8 +301,9 @@ static int open_check_fs(struct ut_store *st, struct ut_fscaps *caps,
 static int open_page_fd(struct ut_store *st, const struct ut_fscaps *caps,
 			struct ut_err *err)
 {
-	int want = st->sb.guard == UT_GUARD_ATOMIC ||
-		   (st->sb.guard != UT_GUARD_JOURNAL && caps->dio_offset_align &&
+	enum ut_guard_direct direct = ut_guard_ops(st->sb.guard)->direct;
+	int want = direct == UT_DIRECT_MUST ||
+		   (direct == UT_DIRECT_MAY && caps->dio_offset_align &&
 		    caps->dio_offset_align <= st->geom.block_size);
 	int fd, ret;
 
@@ -320,7 +322,7 @@ static int open_page_fd(struct ut_store *st, const struct ut_fscaps *caps,
 		st->direct = 1;
 		return 0;
 	}
-	if (st->sb.guard != UT_GUARD_ATOMIC)
+	if (direct != UT_DIRECT_MUST)
 		return 0;	/* buffered I/O is correct, just slower */
 	return ut_err_set(err, fd, "%s: cannot open with O_DIRECT, which RWF_ATOMIC needs: %s; use --guard doublewrite on this filesystem",
 			  st->data_path, strerror(-fd));

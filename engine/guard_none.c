@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+/*
+ * guard_none.c - no guard: pages are overwritten in place and nothing
+ * repairs one a power cut tears.  For benchmarks (what a guard costs)
+ * and crash simulations that must see torn pages; init refuses it
+ * without --unsafe.
+ */
+#include "guard.h"
+
+static int none_write(struct ut_page_guard *g, struct ut_guard_batch *b)
+{
+	int ret = ut_guard_write_in_place(g, b, 0);
+
+	return ret ? ret : ut_guard_sync_data(g, b);
+}
+
+const struct ut_guard_ops ut_guard_none = {
+	.id = UT_GUARD_NONE,
+	.help = "pages are overwritten in place, unprotected (benchmarks only)",
+	.direct = UT_DIRECT_MAY,
+	.write = none_write,
+};
