@@ -14,35 +14,19 @@ top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 UNTORN=${UNTORN:-$top/build/untorn}
 FSCHECK=${FSCHECK:-$(dirname "$UNTORN")/untorn-fscheck}
 scratch=$(mktemp -d "/var/tmp/untorn-fscheck-$$-XXXXXX")
-loops=()
-mounts=()
 cleanup() {
-	local m l
-	for m in "${mounts[@]}"; do umount "$m" 2>/dev/null; done
-	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null; done
+	loopfs_cleanup
 	rm -rf "$scratch"
 }
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
+. "$(dirname "$0")/loopfs.sh"
 ktap_plan 8
 
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest fscheck "needs root for loop devices and mounts"
 for t in losetup mkfs.ext4 tune2fs chattr mkfs.btrfs; do
 	command -v $t >/dev/null || { ok 1 "$t is installed (make check installs e2fsprogs and btrfs-progs)"; ktap_skip_rest fscheck "$t missing"; }
 done
-
-# mkfs_mount NAME SIZE MKFS-CMD MOUNT-OPTS: a loop filesystem at $scratch/NAME;
-# its device in $dev
-mkfs_mount() {
-	local img=$scratch/$1.img dir=$scratch/$1
-	truncate -s "$2" "$img"
-	$3 "$img" >/dev/null 2>&1 || return 1
-	dev=$(losetup -f --show --direct-io=on "$img") || return 1
-	loops+=("$dev")
-	mkdir -p "$dir"
-	mount ${4:+-o "$4"} "$dev" "$dir" || return 1
-	mounts+=("$dir")
-}
 
 # verdict DIR [ARGS]: fscheck's text in $scratch/out, its exit in $rc
 verdict() {
@@ -51,7 +35,7 @@ verdict() {
 }
 
 # --- ext4 without a journal ---------------------------------------------
-mkfs_mount nojournal 256M "mkfs.ext4 -q -F -b 4096 -O ^has_journal" "" ||
+loopfs nojournal 256M "mkfs.ext4 -q -F -b 4096 -O ^has_journal" "" ||
 	ktap_skip_rest fscheck "cannot make an ext4 loop filesystem"
 verdict "$scratch/nojournal"
 [ $rc -eq 1 ] && grep -q "^data mode *none (no journal)" "$scratch/out" &&
@@ -67,7 +51,7 @@ umount "$scratch/nojournal" && tune2fs -O has_journal "$dev" >/dev/null &&
 ok $? "following that fix (tune2fs -O has_journal, mount -o data=journal) makes the journal guard safe"
 
 # --- ext4 data=journal on 1 KiB blocks -------------------------------------
-mkfs_mount onek 256M "mkfs.ext4 -q -F -b 1024" data=journal ||
+loopfs onek 256M "mkfs.ext4 -q -F -b 1024" data=journal ||
 	ktap_skip_rest fscheck "cannot make a 1 KiB-block ext4"
 verdict "$scratch/onek"
 [ $rc -eq 1 ] && grep -q "^block size *1024" "$scratch/out" &&
@@ -81,7 +65,7 @@ if ! grep -qw btrfs /proc/filesystems && ! modprobe btrfs 2>/dev/null; then
 		ok_skip "$c" "this kernel has no btrfs"
 	done
 else
-	mkfs_mount btrfs 256M "mkfs.btrfs -q -f" ""
+	loopfs btrfs 256M "mkfs.btrfs -q -f" ""
 	ok $? "a btrfs loop filesystem mounts"
 	mkdir "$scratch/btrfs/cow"
 	head -c 65536 /dev/urandom >"$scratch/btrfs/cow/ibdata1"

@@ -13,15 +13,13 @@ set -u
 UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
 FSCHECK=${FSCHECK:-$(dirname "$UNTORN")/untorn-fscheck}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-guards-$$-XXXXXX")
-loops=()
-mounts=()
 cleanup() {
-	for m in "${mounts[@]}"; do umount "$m" 2>/dev/null; done
-	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null; done
+	loopfs_cleanup
 	rm -rf "$scratch"
 }
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
+. "$(dirname "$0")/loopfs.sh"
 ktap_plan 12
 
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest guards "needs root for loop devices and mounts"
@@ -29,22 +27,9 @@ for t in losetup mkfs.ext4 mkfs.xfs mount; do
 	command -v $t >/dev/null || ktap_skip_rest guards "$t not installed (apt-get install e2fsprogs xfsprogs)"
 done
 
-# mkfs_mount NAME MKFS-CMD MOUNT-OPTS: a 400 MiB loop filesystem at $scratch/NAME
-mkfs_mount() {
-	local img=$scratch/$1.img dir=$scratch/$1 dev
-	truncate -s 400M "$img"
-	$2 "$img" >/dev/null 2>&1 || return 1
-	dev=$(losetup -f --show --direct-io=on "$img") || return 1
-	loops+=("$dev")
-	mkdir -p "$dir"
-	mount ${3:+-o "$3"} "$dev" "$dir" || return 1
-	mounts+=("$dir")
-	eval "dev_$1=$dev"
-}
-
-mkfs_mount ordered "mkfs.ext4 -q -F -b 4096" "" || ktap_skip_rest guards "cannot make an ext4 loop filesystem"
-mkfs_mount journal "mkfs.ext4 -q -F -b 4096" "data=journal" || ktap_skip_rest guards "cannot mount ext4 data=journal"
-mkfs_mount xfs "mkfs.xfs -q -f -m reflink=1" "" || ktap_skip_rest guards "cannot make an XFS reflink filesystem"
+loopfs ordered 400M "mkfs.ext4 -q -F -b 4096" "" || ktap_skip_rest guards "cannot make an ext4 loop filesystem"
+loopfs journal 400M "mkfs.ext4 -q -F -b 4096" "data=journal" || ktap_skip_rest guards "cannot mount ext4 data=journal"
+loopfs xfs 400M "mkfs.xfs -q -f -m reflink=1" "" || ktap_skip_rest guards "cannot make an XFS reflink filesystem"
 
 "$FSCHECK" "$scratch/journal" >"$scratch/out"; r16=$?
 "$FSCHECK" "$scratch/journal" --page-size 4k >/dev/null; r4=$?
