@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <untorn/latch.h>
 #include <untorn/ring.h>
+#include <untorn/sysio.h>
 #include "probes.h"
 
 #define UT_RING_THREAD_DEPTH 256

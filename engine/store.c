@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <untorn/store.h>
+#include <untorn/sysio.h>
 #include "guard.h"
 #include "fscaps.h"
 #include "mem.h"

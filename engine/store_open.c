@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <untorn/crc32c.h>
 #include <untorn/store.h>
+#include <untorn/sysio.h>
 #include "bytes.h"
 #include "fscaps.h"
 #include "guard.h"

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <untorn/check.h>
 #include <untorn/store.h>
+#include <untorn/sysio.h>
 #include "ktap.h"
 #include "testlib.h"
 

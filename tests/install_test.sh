@@ -15,7 +15,7 @@ prefix=$(mktemp -d "/tmp/untorn-install-$$-XXXXXX")
 trap 'rm -rf "$prefix"' EXIT
 scratch=$prefix
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 8
+ktap_plan 9
 
 make -s -C "$TOP" install BUILD="$BUILD" PREFIX="$prefix/usr" DESTDIR= >"$prefix/log" 2>&1
 rc=$?
@@ -30,11 +30,19 @@ cat >"$prefix/user.c" <<'C'
 #include <string.h>
 #include <untorn.h>
 
-int main(void)
+/* The page format, and with a directory the engine: init, open, put,
+ * get, close -- all through the one include. */
+int main(int argc, char **argv)
 {
 	static unsigned char disk[16384], area[16384];
+	struct ut_init_opts io = { .page_size = 4096, .guard = UT_GUARD_DOUBLEWRITE };
+	struct ut_err err = { "" };
+	struct ut_engine_opts o;
 	struct ut_page_meta meta;
+	struct ut_engine *eng;
 	struct ut_geom g;
+	char val[16];
+	uint32_t len;
 
 	if (ut_crc32c(0, "123456789", 9) != 0xe3069283)
 		return 1;
@@ -42,15 +50,34 @@ int main(void)
 	ut_page_meta_init(&g, &meta, 3, UT_PAGE_BTREE, 0, 7);
 	memset(area, 1, g.area_size);
 	ut_page_pack(&g, &meta, area, disk);
-	return ut_page_verify(&g, disk, 3, NULL) == 0 ? 0 : 1;
+	if (ut_page_verify(&g, disk, 3, NULL))
+		return 1;
+	if (argc < 2)
+		return 0;
+	ut_engine_opts_default(&o);
+	if (ut_store_init(argv[1], &io, &err) || ut_engine_open(argv[1], &o, &eng, NULL, &err) ||
+	    ut_put(eng, 42, "hello", 5, &err) || ut_get(eng, 42, val, sizeof(val), &len) ||
+	    ut_engine_close(eng, &err) || len != 5 || memcmp(val, "hello", 5)) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 1;
+	}
+	return 0;
 }
 C
 export PKG_CONFIG_PATH="$prefix/usr/lib/pkgconfig"
 # a sanitized build (make check SANITIZE=...) needs the same flags to link
 # shellcheck disable=SC2046,SC2086
 cc ${SAN_FLAGS:-} -o "$prefix/user-shared" "$prefix/user.c" $(pkg-config --cflags --libs untorn) 2>&1 | sed 's/^/# /'
-LD_LIBRARY_PATH="$prefix/usr/lib" "$prefix/user-shared"
-ok $? "a program built with pkg-config --cflags --libs untorn runs against the shared library"
+LD_LIBRARY_PATH="$prefix/usr/lib" "$prefix/user-shared" "$prefix/store"
+ok $? "a program built with pkg-config --cflags --libs untorn runs against the shared library (pages, and the engine: init, put, get)"
+
+# the system call table is a test hook, not API: untorn.h leaves it out
+printf '#include <untorn.h>\nint main(void) { return ut_sys.open != 0; }\n' >"$prefix/hook.c"
+# shellcheck disable=SC2046
+! cc -fsyntax-only "$prefix/hook.c" $(pkg-config --cflags untorn) 2>/dev/null &&
+	printf '#include <untorn/sysio.h>\nint main(void) { return ut_sys.open != 0; }\n' >"$prefix/hook.c" &&
+	cc -fsyntax-only "$prefix/hook.c" $(pkg-config --cflags untorn)
+ok $? "untorn.h leaves out the syscall table (a mutable global); <untorn/sysio.h> has it"
 
 if [ -n "${SAN_FLAGS:-}" ]; then
 	ok_skip "the same program links statically with pkg-config --static" \

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <untorn/ring.h>
+#include <untorn/sysio.h>
 #include "ktap.h"
 #include "testlib.h"
 

@@ -24,9 +24,14 @@
 
 #include <stdint.h>
 #include <sys/uio.h>
-#include <untorn/sysio.h>
 
 #define UT_IO_LINK	(1u << 0)
+
+enum ut_op {
+	UT_OP_READ = 1,
+	UT_OP_WRITE = 2,
+	UT_OP_FDATASYNC = 3,
+};
 
 struct ut_batch;
 

@@ -17,15 +17,10 @@
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <untorn/ring.h>	/* enum ut_op */
 
 struct io_uring;
 struct io_uring_params;
-
-enum ut_op {
-	UT_OP_READ = 1,
-	UT_OP_WRITE = 2,
-	UT_OP_FDATASYNC = 3,
-};
 
 struct ut_syscalls {
 	int (*open)(const char *path, int flags, mode_t mode);
