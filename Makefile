@@ -220,7 +220,9 @@ install: all
 	$(if $(HAVE_FUSE3),install -m 755 $(HDD) $(DESTDIR)$(PREFIX)/bin/untorn-hdd)
 	install -m 755 $(USER_SCRIPTS:%=scripts/%) $(SHARE)/scripts/
 	install -m 644 scripts/lib/*.sh $(SHARE)/scripts/lib/
-	install -m 644 ebpf/*.bt ebpf/PROBES.md ebpf/README.md $(SHARE)/ebpf/
+	install -m 644 ebpf/*.bt ebpf/*_example.txt ebpf/PROBES.md ebpf/README.md $(SHARE)/ebpf/
+	install -d $(SHARE)/ebpf/old
+	install -m 644 ebpf/old/*.bt $(SHARE)/ebpf/old/
 	install -m 755 ebpf/pick $(SHARE)/ebpf/
 	install -m 644 fio-jobs/*.fio fio-jobs/README.md $(SHARE)/fio-jobs/
 	for s in $(USER_SCRIPTS); do \

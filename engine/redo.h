@@ -14,7 +14,7 @@
  *
  * The payload is a stream of groups, one per mini-transaction:
  *   le32 len (bytes of records that follow), le16 n_recs, records
- * A record never spans a page block (DESIGN.md):
+ * A record never spans a page block (docs/architecture.md):
  *   WRITE: u8 1, le32 page_no, u8 block, le16 offset in block, le16 len, bytes
  *   INIT:  u8 2, le32 page_no, le16 type, le16 level
  * A group's LSN for block-LSN purposes is the LSN just past its end.

@@ -400,8 +400,8 @@ int main(void)
 	feature_rwf_atomic();
 	feature_dj_odirect(dir);
 	feature_bdev_atomic();
-	feature_tracepoint("block/block_io_start", "block/block_getrq", "Linux >= 6.5; io-latency.pre6.5.bt uses block_getrq");
-	feature_tracepoint("io_uring/io_uring_submit_req", "io_uring/io_uring_submit_sqe", "Linux >= 6.4; uring.pre6.4.bt uses submit_sqe");
+	feature_tracepoint("block/block_io_start", "block/block_getrq", "Linux >= 6.5; ebpf/old/io-latency.bt uses block_getrq");
+	feature_tracepoint("io_uring/io_uring_submit_req", "io_uring/io_uring_submit_sqe", "Linux >= 6.4; ebpf/old/uring.bt uses submit_sqe");
 	feature_tracepoint("jbd2/jbd2_run_stats", "jbd2/jbd2_start_commit", "jbd2-commit.bt; CONFIG_JBD2");
 	feature_tracepoint("io_uring/io_uring_queue_async_work", "io_uring/io_uring_create", "uring.bt's io-wq punts");
 	close(fd);
