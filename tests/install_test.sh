@@ -15,7 +15,7 @@ prefix=$(mktemp -d "/tmp/untorn-install-$$-XXXXXX")
 trap 'rm -rf "$prefix"' EXIT
 scratch=$prefix
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 9
+ktap_plan 10
 
 make -s -C "$TOP" install BUILD="$BUILD" PREFIX="$prefix/usr" DESTDIR= >"$prefix/log" 2>&1
 rc=$?
@@ -114,6 +114,22 @@ done
 [ -z "$bad" ] || echo "# no USAGE from:$bad"
 [ -z "$bad" ]
 ok $? "each installed untorn-* script prints its USAGE with --help"
+
+# options cannot drift: every option a command's --help names is in its
+# man page (written \-\-name there)
+bad=""
+for cmd in init info check put get delete load "bench write" "bench scan" recover verify; do
+	# shellcheck disable=SC2086
+	for o in $("$prefix/usr/bin/untorn" $cmd --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+		grep -qF -- "$(echo "$o" | sed 's/-/\\-/g')" "$TOP/engine/cli/untorn.1" || bad="$bad untorn $cmd $o;"
+	done
+done
+for o in $("$prefix/usr/bin/untorn-fscheck" --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+	grep -qF -- "$(echo "$o" | sed 's/-/\\-/g')" "$TOP/fs-integration/untorn-fscheck.8" || bad="$bad untorn-fscheck $o;"
+done
+[ -z "$bad" ] || echo "# not in the man page:$bad"
+[ -z "$bad" ]
+ok $? "every option in untorn's and untorn-fscheck's --help is in their man pages"
 
 # the installed scripts use the installed binaries and files
 found=$(env -u UNTORN -u UNTORN_FSCHECK -u UNTORN_HDD bash -c \
