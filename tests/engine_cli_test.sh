@@ -12,7 +12,7 @@ UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-engine-cli-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 22
+ktap_plan 23
 
 S=$scratch/s
 "$UNTORN" init "$S" >/dev/null
@@ -22,6 +22,10 @@ ok $? "put then get returns the value"
 ok $? "put on an existing key updates it"
 "$UNTORN" delete "$S" 42 && { "$UNTORN" get "$S" 42 2>/dev/null; [ $? -eq 1 ]; }
 ok $? "delete, then get exits 1 (not found)"
+"$UNTORN" put "$S" 43 -x --wait 5 && [ "$("$UNTORN" get --wait=5 "$S" 43)" = -x ] &&
+	"$UNTORN" put "$S" 44 -- --wait && [ "$("$UNTORN" get "$S" 44)" = --wait ] &&
+	"$UNTORN" delete "$S" 43 && "$UNTORN" delete "$S" 44
+ok $? "a value may start with '-' (and be --wait after --); --wait goes anywhere"
 
 "$UNTORN" load "$S" --rows 20000 --order random >"$scratch/out"
 grep -q "loaded 20000 rows (random order" "$scratch/out"

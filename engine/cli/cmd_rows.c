@@ -4,44 +4,47 @@
  * time, each write committed durably before the command returns.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <untorn/engine.h>
 #include "cli.h"
 
 /*
- * "CMD DIR KEY [VALUE] [--wait S]": returns 0 with argv[optind] the DIR,
- * -1 after printing the help, or EXIT_ERROR after a usage message.
+ * "CMD DIR KEY [VALUE] [--wait S]": --wait and --help anywhere, every
+ * other word positional, so a VALUE may start with '-' ("--" ends the
+ * options too).  Returns 0 with pos[] the DIR, KEY (and VALUE), -1 after
+ * printing the help, or EXIT_ERROR after a usage message.
  */
 static int row_args(const char *cmd, int argc, char **argv, int want,
-		    uint64_t *key)
+		    uint64_t *key, char **pos)
 {
-	static const struct option opts[] = {
-		CLI_OPT_WAIT,
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
 	const char *val = want == 3 ? " VALUE" : "";
-	int c;
+	int i, n = 0, options = 1;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'W':
-			if (cli_parse_wait(cmd, optarg))
-				return EXIT_ERROR;
-			break;
-		case 'h':
+	for (i = 1; i < argc; i++) {
+		if (options && !strcmp(argv[i], "--")) {
+			options = 0;
+		} else if (options && (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))) {
 			printf("usage: untorn %s DIR KEY%s [--wait S]\n\n%s", cmd, val,
 			       CLI_WAIT_HELP);
 			return -1;
-		default:
-			return cli_usage_fail(cmd, "bad option");
+		} else if (options && !strcmp(argv[i], "--wait")) {
+			if (i + 1 == argc)
+				return cli_usage_fail(cmd, "--wait needs SECONDS");
+			if (cli_parse_wait(cmd, argv[++i]))
+				return EXIT_ERROR;
+		} else if (options && !strncmp(argv[i], "--wait=", 7)) {
+			if (cli_parse_wait(cmd, argv[i] + 7))
+				return EXIT_ERROR;
+		} else if (n < want) {
+			pos[n++] = argv[i];
+		} else {
+			return cli_usage_fail(cmd, "give DIR KEY%s", val);
 		}
 	}
-	if (argc - optind != want)
+	if (n != want)
 		return cli_usage_fail(cmd, "give DIR KEY%s", val);
-	return cli_parse_num(cmd, "key", argv[optind + 1], 0, UINT64_MAX, key);
+	return cli_parse_num(cmd, "key", pos[1], 0, UINT64_MAX, key);
 }
 
 /* A small pool: a single-row command touches a few pages. */
@@ -59,14 +62,15 @@ int cmd_put(int argc, char **argv)
 	struct ut_engine *eng;
 	struct ut_err err = { "" };
 	uint64_t key = 0;
+	char *pos[3];
 	int ret;
 
-	ret = row_args("put", argc, argv, 3, &key);
+	ret = row_args("put", argc, argv, 3, &key, pos);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
-	if (row_open(argv[optind], &eng))
+	if (row_open(pos[0], &eng))
 		return EXIT_ERROR;
-	ret = ut_put(eng, key, argv[optind + 2], strlen(argv[optind + 2]), &err);
+	ret = ut_put(eng, key, pos[2], strlen(pos[2]), &err);
 	if (ret) {
 		cli_engine_close(eng);
 		return cli_fail_err(&err, ret);
@@ -80,12 +84,13 @@ int cmd_get(int argc, char **argv)
 	struct ut_engine *eng;
 	uint32_t len;
 	uint64_t key = 0;
+	char *pos[3];
 	int ret;
 
-	ret = row_args("get", argc, argv, 2, &key);
+	ret = row_args("get", argc, argv, 2, &key, pos);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
-	if (row_open(argv[optind], &eng))
+	if (row_open(pos[0], &eng))
 		return EXIT_ERROR;
 	ret = ut_get(eng, key, buf, sizeof(buf), &len);
 	if (!ret)
@@ -104,12 +109,13 @@ int cmd_delete(int argc, char **argv)
 	struct ut_engine *eng;
 	struct ut_err err = { "" };
 	uint64_t key = 0;
+	char *pos[3];
 	int ret;
 
-	ret = row_args("delete", argc, argv, 2, &key);
+	ret = row_args("delete", argc, argv, 2, &key, pos);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
-	if (row_open(argv[optind], &eng))
+	if (row_open(pos[0], &eng))
 		return EXIT_ERROR;
 	ret = ut_delete(eng, key, &err);
 	if (cli_engine_close(eng))
