@@ -62,7 +62,7 @@ int cmd_put(int argc, char **argv)
 	struct ut_engine *eng;
 	struct ut_err err = { "" };
 	uint64_t key = 0;
-	char *pos[3];
+	char *pos[3] = { NULL };
 	int ret;
 
 	ret = row_args("put", argc, argv, 3, &key, pos);
@@ -84,7 +84,7 @@ int cmd_get(int argc, char **argv)
 	struct ut_engine *eng;
 	uint32_t len;
 	uint64_t key = 0;
-	char *pos[3];
+	char *pos[3] = { NULL };
 	int ret;
 
 	ret = row_args("get", argc, argv, 2, &key, pos);
@@ -109,7 +109,7 @@ int cmd_delete(int argc, char **argv)
 	struct ut_engine *eng;
 	struct ut_err err = { "" };
 	uint64_t key = 0;
-	char *pos[3];
+	char *pos[3] = { NULL };
 	int ret;
 
 	ret = row_args("delete", argc, argv, 2, &key, pos);
