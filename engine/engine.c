@@ -214,9 +214,12 @@ int ut_engine_open(const char *dir, const struct ut_engine_opts *o,
 	ret = engine_files(eng, dir, err);
 	if (ret)
 		goto out_pool;
-	if (eng->guard.ops->max_batch &&
-	    eng->opts.batch > eng->guard.ops->max_batch(&eng->guard))
-		eng->opts.batch = eng->guard.ops->max_batch(&eng->guard);
+	if (eng->guard.ops->max_batch) {
+		unsigned max = eng->guard.ops->max_batch(&eng->guard);
+
+		if (eng->opts.batch > max)
+			eng->opts.batch = max;
+	}
 	engine_sync_init(eng);
 	ret = ut_recover(eng, rep ? rep : &local, err);
 	if (ret)

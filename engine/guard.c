@@ -44,11 +44,12 @@ void ut_guard_close(struct ut_page_guard *g)
 	g->ops = NULL;
 }
 
-int ut_guard_write_in_place(struct ut_page_guard *g, struct ut_guard_batch *b,
-			    int rw_flags)
+int ut_guard_write_durable(struct ut_page_guard *g, struct ut_guard_batch *b,
+			   int rw_flags)
 {
 	uint32_t ps = g->geom->page_size;
 	unsigned i;
+	int ret;
 
 	for (i = 0; i < b->n; i++) {
 		ut_io_write(&b->ios[i], g->data_fd,
@@ -56,7 +57,8 @@ int ut_guard_write_in_place(struct ut_page_guard *g, struct ut_guard_batch *b,
 			    (uint64_t)b->page_nos[i] * ps);
 		b->ios[i].rw_flags = rw_flags;
 	}
-	return ut_ring_run(b->ring, b->ios, b->n);
+	ret = ut_ring_run(b->ring, b->ios, b->n);
+	return ret ? ret : ut_guard_sync_data(g, b);
 }
 
 int ut_guard_sync_data(struct ut_page_guard *g, struct ut_guard_batch *b)

@@ -86,9 +86,10 @@ int ut_guard_open(struct ut_page_guard *g, uint32_t id, const struct ut_geom *ge
 void ut_guard_close(struct ut_page_guard *g);
 
 /* What every guard's write shares: the pages in place (one submission,
- * rw_flags on each) and the data file's fdatasync. */
-int ut_guard_write_in_place(struct ut_page_guard *g, struct ut_guard_batch *b,
-			    int rw_flags);
+ * rw_flags on each), then the data file's fdatasync; and that fdatasync
+ * alone, for a guard that wrote the pages its own way. */
+int ut_guard_write_durable(struct ut_page_guard *g, struct ut_guard_batch *b,
+			   int rw_flags);
 int ut_guard_sync_data(struct ut_page_guard *g, struct ut_guard_batch *b);
 
 extern const struct ut_guard_ops ut_guard_doublewrite;

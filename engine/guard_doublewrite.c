@@ -46,9 +46,7 @@ static int dw_write(struct ut_page_guard *g, struct ut_guard_batch *b)
 	ret = ut_dblwr_write(&g->dblwr, seg, b->buf, b->page_nos, b->n);
 	atomic_fetch_add(&g->copy_fsyncs, 1);
 	if (!ret)
-		ret = ut_guard_write_in_place(g, b, 0);
-	if (!ret)
-		ret = ut_guard_sync_data(g, b);
+		ret = ut_guard_write_durable(g, b, 0);
 	ut_dblwr_release(&g->dblwr, seg);
 	return ret;
 }

@@ -68,10 +68,9 @@ static int journal_write(struct ut_page_guard *g, struct ut_guard_batch *b)
 {
 	int ret;
 
-	if (g->jw_fd >= 0)
-		ret = write_through_jw(g, b);
-	else
-		ret = ut_guard_write_in_place(g, b, 0);
+	if (g->jw_fd < 0)
+		return ut_guard_write_durable(g, b, 0);
+	ret = write_through_jw(g, b);
 	return ret ? ret : ut_guard_sync_data(g, b);
 }
 

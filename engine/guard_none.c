@@ -9,9 +9,7 @@
 
 static int none_write(struct ut_page_guard *g, struct ut_guard_batch *b)
 {
-	int ret = ut_guard_write_in_place(g, b, 0);
-
-	return ret ? ret : ut_guard_sync_data(g, b);
+	return ut_guard_write_durable(g, b, 0);
 }
 
 const struct ut_guard_ops ut_guard_none = {
