@@ -483,6 +483,7 @@ int cmd_bench(int argc, char **argv)
 			print_json(&b, &r, argv[optind + 1]);
 		else
 			print_table(&b, &r);
+		fflush(stdout);	/* results out before the store is released */
 	}
 	for (i = 0; w && i < b.threads; i++)
 		free(w[i].lat_us);
