@@ -5,8 +5,8 @@
 # real workloads on this host (root): each script attaches, and its output
 # holds the numbers the workload must produce — the engine's latch, slot
 # and io_uring figures during `bench write`, pthread mutex waits of a
-# program built to contend, block I/O, jbd2 commits and split page writes
-# on an ext4 data=journal loop device, fdatasync calls of fio.  Skips
+# program built to contend, block I/O on a loop device, jbd2 commits and
+# split page writes on ext4 data=journal there, fdatasync calls of fio.  Skips
 # (with the reason) without root, bpftrace or tracefs.
 set -u
 
@@ -113,24 +113,30 @@ w=$(value "$scratch/pthread-mutex.out" "@waits[mutex_contend]")
 	grep -q '^@wait_us_by_caller\[mutex_contend, ' "$scratch/pthread-mutex.out"
 ok $? "pthread-mutex.bt: contended locks of mutex_contend ($w), wait histogram and per-caller totals"
 
-# -- block I/O, jbd2 and split pages on ext4 data=journal --------------
+# -- block I/O on the bare loop device, then jbd2 and split pages on --
+# -- ext4 data=journal made on it --------------------------------------
 truncate -s 300M "$scratch/fs.img"
-mkfs.ext4 -q -F "$scratch/fs.img" && loop=$(losetup -f --show "$scratch/fs.img") &&
-	mkdir -p "$scratch/mnt" && mount -o data=journal "$loop" "$scratch/mnt" && mnt=$scratch/mnt ||
-	ktap_skip_rest ebpf "cannot mount an ext4 data=journal loop device"
+loop=$(losetup -f --show "$scratch/fs.img") || ktap_skip_rest ebpf "cannot attach a loop device"
 minor=$((0x$(stat -c %T "$loop")))
 major=$((0x$(stat -c %t "$loop")))
 
-fio_write() {	# fio_write NAME EXTRA...: 32 MiB in 16 KiB pwrites
-	fio --name="$1" --filename="$mnt/$1" --rw=randwrite --bs=16k --size=32m \
-		--ioengine=psync "${@:2}" >/dev/null 2>&1
-}
-bt_start io-latency && fio_write io --direct=1 && bt_stop
+# the block device itself, not a file: an O_DIRECT write is one request
+# there, while ext4 data=journal turns O_DIRECT into buffered writes that
+# the journal and writeback merge into however many requests they like
+bt_start io-latency && fio --name=io --filename="$loop" --rw=randwrite --bs=16k --size=32m \
+	--ioengine=psync --direct=1 >/dev/null 2>&1 && bt_stop
 n=$(value "$scratch/io-latency.out" "@ios[$major, $minor, write]")
 grep -q "^@issue_to_complete_us\[$major, $minor, write\]:" "$scratch/io-latency.out" &&
 	grep -q "^@queue_to_complete_us\[$major, $minor, write\]:" "$scratch/io-latency.out" && [ "${n:-0}" -ge 2048 ]
 ok $? "io-latency.bt: writes on loop $major:$minor, queue and issue to complete ($n requests for 2048 O_DIRECT writes)"
 
+mkfs.ext4 -q -F "$loop" && mkdir -p "$scratch/mnt" && mount -o data=journal "$loop" "$scratch/mnt" &&
+	mnt=$scratch/mnt || ktap_skip_rest ebpf "cannot mount ext4 data=journal on a loop device"
+
+fio_write() {	# fio_write NAME EXTRA...: 32 MiB in 16 KiB pwrites
+	fio --name="$1" --filename="$mnt/$1" --rw=randwrite --bs=16k --size=32m \
+		--ioengine=psync "${@:2}" >/dev/null 2>&1
+}
 bt_start jbd2-commit "$UNTORN" "$("$top/ebpf/pick" --hz)" && fio_write jb --fdatasync=32 && bt_stop
 c=$(value "$scratch/jbd2-commit.out" "@commits[$major, $minor]")
 l=$(value "$scratch/jbd2-commit.out" "@blocks_logged[$major, $minor]")
