@@ -8,6 +8,11 @@
 # program built to contend, block I/O on a loop device, jbd2 commits and
 # split page writes on ext4 data=journal there, fdatasync calls of fio.  Skips
 # (with the reason) without root, bpftrace or tracefs.
+# UNTORN_EBPF_QUICK=1 (kernel-suite's quick form, where each bpftrace
+# start costs a minute of software emulation) skips the cases whose
+# kernel mechanism another case already covers: dblwr-wait and the
+# recovery probe (USDT, as untorn-latch) and scripts/profile (scripts
+# already attached one by one).
 set -u
 
 top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -77,11 +82,19 @@ waits=$(value "$scratch/untorn-latch.out" "@waits[log_flush]")
 grep -q '^@wait_us\[log_flush\]:' "$scratch/untorn-latch.out" && [ "${waits:-0}" -gt 0 ]
 ok $? "untorn-latch.bt: log_flush (group commit) waits counted during bench write (${waits:-none})"
 
-bt_start dblwr-wait "$UNTORN" && bench && bt_stop
-acq=$(value "$scratch/dblwr-wait.out" "@slots[acquired]")
-batches=$(value "$scratch/dblwr-wait.out" "@batches[doublewrite]")
-[ "${acq:-0}" -gt 0 ] && [ "$acq" = "$batches" ] && grep -q '^@hold_us\[' "$scratch/dblwr-wait.out"
-ok $? "dblwr-wait.bt: one slot per doublewrite batch ($acq slots, $batches batches), hold times"
+# quick CASE: true (and the case skipped, saying why) in the quick form
+quick() {
+	[ "${UNTORN_EBPF_QUICK:-0}" = 1 ] || return 1
+	ok_skip "$1" "quick form: its kernel mechanism is covered by $2 (the full suite runs it)"
+}
+
+if ! quick dblwr-wait.bt "untorn-latch.bt (USDT)"; then
+	bt_start dblwr-wait "$UNTORN" && bench && bt_stop
+	acq=$(value "$scratch/dblwr-wait.out" "@slots[acquired]")
+	batches=$(value "$scratch/dblwr-wait.out" "@batches[doublewrite]")
+	[ "${acq:-0}" -gt 0 ] && [ "$acq" = "$batches" ] && grep -q '^@hold_us\[' "$scratch/dblwr-wait.out"
+	ok $? "dblwr-wait.bt: one slot per doublewrite batch ($acq slots, $batches batches), hold times"
+fi
 
 bt_start uring && bench && bt_stop
 writes=$(value "$scratch/uring.out" "@requests[WRITE]")
@@ -90,14 +103,16 @@ fsyncs=$(value "$scratch/uring.out" "@requests[FSYNC]")
 ok $? "uring.bt: the engine's io_uring writes ($writes) and fsyncs ($fsyncs) with latency"
 
 # a recovery after kill -9: the recovery phase probes fire (bpftrace -c)
-"$UNTORN" bench write "$scratch/store" --seconds 30 --threads 2 --rows 20000 >/dev/null 2>&1 &
-victim=$!
-until [ -s "$scratch/store/untorn.redo" ] && [ "$(find "$scratch/store/untorn.redo" -newer "$scratch/bench.out" 2>/dev/null)" ]; do sleep 0.1; done
-kill -KILL $victim; wait $victim 2>/dev/null
-bpftrace -e "usdt:$UNTORN:untorn:recovery__phase__done { printf(\"phase %s %d\\n\", str(arg0), arg2); }" \
-	-c "$UNTORN recover $scratch/store" >"$scratch/recover.out" 2>/dev/null
-grep -q '^phase redo-scan [0-9]' "$scratch/recover.out" && grep -q '^phase dblwr-restore' "$scratch/recover.out"
-ok $? "recovery__phase__done fires for dblwr-restore and redo-scan ($(grep -c '^phase' "$scratch/recover.out") phases)"
+if ! quick recovery__phase__done "untorn-latch.bt (USDT)"; then
+	"$UNTORN" bench write "$scratch/store" --seconds 30 --threads 2 --rows 20000 >/dev/null 2>&1 &
+	victim=$!
+	until [ -s "$scratch/store/untorn.redo" ] && [ "$(find "$scratch/store/untorn.redo" -newer "$scratch/bench.out" 2>/dev/null)" ]; do sleep 0.1; done
+	kill -KILL $victim; wait $victim 2>/dev/null
+	bpftrace -e "usdt:$UNTORN:untorn:recovery__phase__done { printf(\"phase %s %d\\n\", str(arg0), arg2); }" \
+		-c "$UNTORN recover $scratch/store" >"$scratch/recover.out" 2>/dev/null
+	grep -q '^phase redo-scan [0-9]' "$scratch/recover.out" && grep -q '^phase dblwr-restore' "$scratch/recover.out"
+	ok $? "recovery__phase__done fires for dblwr-restore and redo-scan ($(grep -c '^phase' "$scratch/recover.out") phases)"
+fi
 
 # -- pthread mutexes of any process ------------------------------------
 bt_start pthread-mutex
@@ -155,15 +170,17 @@ calls=$(grep -F '@calls[fio, ' "$scratch/fsync-latency.out" | grep fdatasync | s
 ok $? "fsync-latency.bt: fio's fdatasyncs for 256 writes seen (${calls:-0} calls, >= 255)"
 
 # -- scripts/profile ---------------------------------------------------
-"$top/scripts/profile" --scripts untorn-latch,io-latency --out "$scratch/profile" -- \
-	"$UNTORN" bench write "$scratch/store" --seconds 2 --threads 4 --rows 20000 >"$scratch/profile.out" 2>&1
-rc=$?
-[ $rc -eq 0 ] && grep -q '^@wait_us\[' "$scratch/profile/untorn-latch.txt" &&
-	grep -q '^@issue_to_complete_us' "$scratch/profile/io-latency.txt" &&
-	grep -q "untorn-latch .*untorn-latch.txt" "$scratch/profile.out"
-rc_all=$?
-[ $rc_all -ne 0 ] && { sed 's/^/# profile: /' "$scratch/profile.out" | tail -8
-	for f in "$scratch"/profile/*.txt; do echo "# $(basename "$f"): $(grep -c . "$f") lines"; done; }
-ok $rc_all "scripts/profile: both scripts saved their histograms (exit $rc)"
+if ! quick scripts/profile "the scripts attached one by one above"; then
+	"$top/scripts/profile" --scripts untorn-latch,io-latency --out "$scratch/profile" -- \
+		"$UNTORN" bench write "$scratch/store" --seconds 2 --threads 4 --rows 20000 >"$scratch/profile.out" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && grep -q '^@wait_us\[' "$scratch/profile/untorn-latch.txt" &&
+		grep -q '^@issue_to_complete_us' "$scratch/profile/io-latency.txt" &&
+		grep -q "untorn-latch .*untorn-latch.txt" "$scratch/profile.out"
+	rc_all=$?
+	[ $rc_all -ne 0 ] && { sed 's/^/# profile: /' "$scratch/profile.out" | tail -8
+		for f in "$scratch"/profile/*.txt; do echo "# $(basename "$f"): $(grep -c . "$f") lines"; done; }
+	ok $rc_all "scripts/profile: both scripts saved their histograms (exit $rc)"
+fi
 
 ktap_finish
