@@ -36,19 +36,21 @@ SAN_FLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -f
 
 CFLAGS     ?= -O2 -g
 UT_CFLAGS  := -std=gnu11 -Wall -Wextra -Werror -fPIC -D_GNU_SOURCE \
-	      -DUNTORN_VERSION='"$(VERSION)"' -Iengine/include -Ifs-integration/fscaps -Ifs-integration/kmod \
+	      -DUNTORN_VERSION='"$(VERSION)"' -Iengine/include -Iengine -Ifs-integration/fscaps -Ifs-integration/kmod \
 	      $(CFLAGS) $(SAN_FLAGS)
 LDFLAGS    += $(SAN_FLAGS)
 LDLIBS     := -luring
-# USDT probes (engine/probes.h) when sys/sdt.h (systemtap-sdt-dev) is there
+# USDT probes (engine/base/probes.h) when sys/sdt.h (systemtap-sdt-dev) is there
 HAVE_SDT   := $(shell echo '\#include <sys/sdt.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo yes)
 UT_CFLAGS  += $(if $(HAVE_SDT),-DUT_HAVE_SDT)
 
-LIB_SRCS   := $(wildcard engine/*.c fs-integration/fscaps/*.c)
+# the library's layers, bottom up (engine/LAYERS, make check-layers)
+LIB_DIRS   := base io page guard log store buf mtr tree
+LIB_SRCS   := $(wildcard $(LIB_DIRS:%=engine/%/*.c) engine/*.c fs-integration/fscaps/*.c)
 CLI_SRCS   := $(wildcard engine/cli/*.c)
 LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CLI_OBJS   := $(CLI_SRCS:%.c=$(BUILD)/%.o)
-HEADERS    := $(wildcard engine/*.h engine/include/*.h engine/include/untorn/*.h engine/cli/*.h \
+HEADERS    := $(wildcard engine/*.h $(LIB_DIRS:%=engine/%/*.h) engine/include/*.h engine/include/untorn/*.h engine/cli/*.h \
 	      fs-integration/fscaps/*.h fs-integration/kmod/untorn_jw_uapi.h)
 
 STATIC_LIB := $(BUILD)/libuntorn.a

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * engine.c - opening and closing the engine, page allocation, checkpoints,
- * log-space and free-frame requests, the lazy-commit log writer, and the
- * row API (put/get/delete/scan).
+ * engine.c - the engine's open (each layer's part made and wired: the
+ * space, pool, log, guard, checkpoints, cleaners and tree, then
+ * recovery) and close, the lazy-commit log writer, the row API
+ * (put/get/delete/scan, with the log-space check before each change)
+ * and the statistics.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,9 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <untorn/engine.h>
-#include "btree.h"
 #include "engine_int.h"
-#include "probes.h"
+#include "mtr/recover.h"
 
 #define LAZY_FLUSH_NS	100000000ull
 
@@ -25,126 +26,17 @@ void ut_engine_opts_default(struct ut_engine_opts *o)
 	o->batch = 64;
 }
 
-/* ---- allocation ------------------------------------------------------ */
-
-int ut_engine_reserve_pages(struct ut_engine *eng, unsigned n)
-{
-	int ret;
-
-	ut_mutex_lock(&eng->alloc_mutex);
-	ret = ut_store_grow(eng->store, (uint64_t)eng->n_pages + n, NULL);
-	ut_mutex_unlock(&eng->alloc_mutex);
-	return ret;
-}
-
-int ut_engine_alloc_page(struct ut_engine *eng, uint32_t *page_no)
-{
-	int ret = 0;
-
-	ut_mutex_lock(&eng->alloc_mutex);
-	if (eng->n_pages >= eng->store->file_pages)
-		ret = ut_store_grow(eng->store, (uint64_t)eng->n_pages + 1, NULL);
-	if (!ret)
-		*page_no = eng->n_pages++;
-	ut_mutex_unlock(&eng->alloc_mutex);
-	return ret;
-}
-
-/* ---- checkpoints and requests --------------------------------------- */
-
-int ut_engine_checkpoint(struct ut_engine *eng)
-{
-	uint64_t lsn, oldest;
-	uint64_t t0 = UT_PROBE_ENABLED(checkpoint__done) ? ut_now_ns() : 0;
-	struct ut_ckpt ck;
-	int ret = 0;
-
-	ut_mutex_lock(&eng->ckpt_mutex);
-	ut_mutex_lock(&eng->log.mutex);
-	ut_mutex_lock(&eng->pool.fl_mutex);
-	oldest = eng->pool.fl_tail ? eng->pool.fl_tail->oldest_lsn : 0;
-	lsn = oldest ? oldest : eng->log.cur_lsn;
-	ut_mutex_unlock(&eng->pool.fl_mutex);
-	ut_mutex_unlock(&eng->log.mutex);
-	if (lsn <= eng->store->ckpt.checkpoint_lsn)
-		goto out_unlock;
-	ret = ut_redo_flush_to(&eng->log, lsn);
-	if (ret)
-		goto out_unlock;
-	ck = eng->store->ckpt;
-	ck.checkpoint_lsn = lsn;
-	ut_mutex_lock(&eng->alloc_mutex);
-	ck.n_pages = eng->n_pages;
-	ut_mutex_unlock(&eng->alloc_mutex);
-	ck.root_page = eng->root;
-	ret = ut_store_write_checkpoint(eng->store, &ck, NULL);
-	if (ret)
-		goto out_unlock;
-	atomic_fetch_add(&eng->checkpoints, 1);
-	ut_redo_set_checkpoint(&eng->log, lsn);
-	if (t0)
-		UT_PROBE(checkpoint__done, lsn, ut_now_ns() - t0);
-out_unlock:
-	ut_mutex_unlock(&eng->ckpt_mutex);
-	return ret;
-}
-
-static void request_log_space(void *arg)
-{
-	struct ut_engine *eng = arg;
-	uint64_t target = ut_redo_current(&eng->log) - eng->log.capacity / 2;
-
-	ut_mutex_lock(&eng->cleaner_mutex);
-	if (target > eng->flush_target_lsn)
-		eng->flush_target_lsn = target;
-	pthread_cond_broadcast(&eng->cleaner_cond);
-	ut_mutex_unlock(&eng->cleaner_mutex);
-}
-
-static void request_free_frames(void *arg)
-{
-	struct ut_engine *eng = arg;
-
-	ut_mutex_lock(&eng->cleaner_mutex);
-	eng->free_wanted = 1;
-	pthread_cond_broadcast(&eng->cleaner_cond);
-	ut_mutex_unlock(&eng->cleaner_mutex);
-}
-
-/*
- * Called before an operation latches anything: when the log is 5/8 full,
- * ask the cleaners for a checkpoint and wait until there is room again,
- * instead of failing later with the log full.
- */
-void ut_engine_log_free_check(struct ut_engine *eng)
-{
-	uint64_t limit = eng->log.capacity / 8 * 5;
-
-	while (ut_redo_age(&eng->log) > limit && !eng->fatal &&
-	       eng->n_cleaners) {
-		request_log_space(eng);
-		ut_mutex_lock(&eng->cleaner_mutex);
-		ut_cond_wait(&eng->progress_cond, &eng->cleaner_mutex,
-			     UT_LATCH_CLEANER, 100000000ull);
-		ut_mutex_unlock(&eng->cleaner_mutex);
-	}
-}
-
 /* ---- lazy commit ----------------------------------------------------- */
 
 static void *log_writer_main(void *arg)
 {
 	struct ut_engine *eng = arg;
+	int stopping;
 
-	ut_mutex_lock(&eng->cleaner_mutex);
-	while (!eng->stopping) {
-		ut_cond_wait(&eng->progress_cond, &eng->cleaner_mutex,
-			     UT_LATCH_IDLE, LAZY_FLUSH_NS);
-		ut_mutex_unlock(&eng->cleaner_mutex);
+	do {
+		stopping = ut_flush_wait_progress(&eng->flush, LAZY_FLUSH_NS);
 		ut_redo_flush_to(&eng->log, ut_redo_current(&eng->log));
-		ut_mutex_lock(&eng->cleaner_mutex);
-	}
-	ut_mutex_unlock(&eng->cleaner_mutex);
+	} while (!stopping);
 	return NULL;
 }
 
@@ -160,8 +52,7 @@ static int engine_files(struct ut_engine *eng, const char *dir,
 	ret = ut_redo_open(&eng->log, path, eng->store->sb.uuid, err);
 	if (ret)
 		return ret;
-	eng->log.need_space = request_log_space;
-	eng->log.need_space_arg = eng;
+	ut_redo_set_need_space(&eng->log, ut_flush_want_log_space, &eng->flush);
 	ret = ut_guard_open(&eng->guard, eng->store->sb.guard, &eng->geom,
 			    eng->store->page_fd, dir, eng->store->sb.uuid, err);
 	if (ret)
@@ -169,14 +60,33 @@ static int engine_files(struct ut_engine *eng, const char *dir,
 	return ret;
 }
 
-static void engine_sync_init(struct ut_engine *eng)
+/* The parts above the files: checkpoints, cleaners, the tree. */
+static void engine_parts_init(struct ut_engine *eng)
 {
-	ut_rwlock_init(&eng->tree_latch, UT_LATCH_TREE);
-	ut_mutex_init(&eng->alloc_mutex, UT_LATCH_ALLOC);
-	ut_mutex_init(&eng->cleaner_mutex, UT_LATCH_CLEANER);
-	ut_mutex_init(&eng->ckpt_mutex, UT_LATCH_CLEANER);
-	ut_cond_init(&eng->cleaner_cond);
-	ut_cond_init(&eng->progress_cond);
+	ut_checkpointer_init(&eng->ckpt, &eng->pool, &eng->log, eng->store,
+			     &eng->space);
+	ut_flush_init(&eng->flush, &eng->pool, &eng->log, &eng->guard,
+		      &eng->ckpt, eng->opts.batch);
+	ut_tree_init(&eng->tree, &eng->pool, &eng->log, &eng->space,
+		     eng->store->ckpt.root_page);
+}
+
+static int engine_recover(struct ut_engine *eng,
+			  struct ut_recovery_report *rep, struct ut_err *err)
+{
+	const struct ut_recovery_ctx rc = {
+		.store = eng->store,
+		.pool = &eng->pool,
+		.log = &eng->log,
+		.guard = &eng->guard,
+		.space = &eng->space,
+		.flush = &eng->flush,
+		.ckpt = &eng->ckpt,
+		.sync_reads = eng->opts.recovery_sync_reads,
+		.accept_log_loss = eng->opts.accept_log_loss,
+	};
+
+	return ut_recover(&rc, rep, err);
 }
 
 static void engine_files_close(struct ut_engine *eng)
@@ -203,14 +113,12 @@ int ut_engine_open(const char *dir, const struct ut_engine_opts *o,
 	if (ret)
 		goto out_free;
 	eng->geom = eng->store->geom;
-	eng->root = eng->store->ckpt.root_page;
-	eng->n_pages = eng->store->ckpt.n_pages;
+	ut_space_init(&eng->space, eng->store, eng->store->ckpt.n_pages);
 	ret = ut_bpool_init(&eng->pool, &eng->geom, o->pool_bytes,
 			    eng->store->page_fd, eng->store->data_path, err);
 	if (ret)
 		goto out_store;
-	eng->pool.need_free = request_free_frames;
-	eng->pool.need_free_arg = eng;
+	ut_bpool_set_need_free(&eng->pool, ut_flush_want_free, &eng->flush);
 	ret = engine_files(eng, dir, err);
 	if (ret)
 		goto out_pool;
@@ -220,11 +128,11 @@ int ut_engine_open(const char *dir, const struct ut_engine_opts *o,
 		if (eng->opts.batch > max)
 			eng->opts.batch = max;
 	}
-	engine_sync_init(eng);
-	ret = ut_recover(eng, rep ? rep : &local, err);
+	engine_parts_init(eng);
+	ret = engine_recover(eng, rep ? rep : &local, err);
 	if (ret)
 		goto out_files;
-	ret = ut_cleaners_start(eng);
+	ret = ut_cleaners_start(&eng->flush, eng->opts.cleaners);
 	if (ret) {
 		ut_err_set(err, ret, "cannot start the page cleaners: %s",
 			   strerror(-ret));
@@ -251,14 +159,14 @@ int ut_engine_close(struct ut_engine *eng, struct ut_err *err)
 {
 	int ret;
 
-	ut_cleaners_stop(eng);
+	ut_cleaners_stop(&eng->flush);
 	if (eng->log_writer_running)
 		pthread_join(eng->log_writer, NULL);
-	ret = eng->fatal;
+	ret = ut_flush_fatal(&eng->flush);
 	if (!ret)
-		ret = ut_flush_all(eng);
+		ret = ut_flush_all(&eng->flush);
 	if (!ret)
-		ret = ut_engine_checkpoint(eng);
+		ret = ut_checkpoint(&eng->ckpt);
 	if (ret)
 		ut_err_set(err, ret, "%s: shutdown could not write every page (%s); the next open recovers from the redo log",
 			   eng->store->data_path, strerror(-ret));
@@ -299,12 +207,13 @@ int ut_put(struct ut_engine *eng, uint64_t key, const void *val,
 	uint64_t lsn = 0;
 	int ret;
 
-	if (eng->fatal)
-		return row_error(eng, eng->fatal, err);
+	if (ut_flush_fatal(&eng->flush))
+		return row_error(eng, ut_flush_fatal(&eng->flush), err);
 	if (len > ut_engine_value_max(eng))
 		return ut_err_set(err, -E2BIG, "value of %u bytes is larger than %u, 1/8 of a page's record area",
 				  len, ut_engine_value_max(eng));
-	ret = ut_btree_put(eng, key, val, len, &lsn);
+	ut_flush_log_free_check(&eng->flush);
+	ret = ut_btree_put(&eng->tree, key, val, len, &lsn);
 	if (!ret)
 		ret = commit_wait(eng, lsn);
 	return ret ? row_error(eng, ret, err) : 0;
@@ -315,9 +224,10 @@ int ut_delete(struct ut_engine *eng, uint64_t key, struct ut_err *err)
 	uint64_t lsn = 0;
 	int ret;
 
-	if (eng->fatal)
-		return row_error(eng, eng->fatal, err);
-	ret = ut_btree_delete(eng, key, &lsn);
+	if (ut_flush_fatal(&eng->flush))
+		return row_error(eng, ut_flush_fatal(&eng->flush), err);
+	ut_flush_log_free_check(&eng->flush);
+	ret = ut_btree_delete(&eng->tree, key, &lsn);
 	if (ret == -ENOENT)
 		return ut_err_set(err, ret, "key %llu not found",
 				  (unsigned long long)key);
@@ -329,32 +239,37 @@ int ut_delete(struct ut_engine *eng, uint64_t key, struct ut_err *err)
 int ut_get(struct ut_engine *eng, uint64_t key, void *buf, uint32_t cap,
 	   uint32_t *len)
 {
-	return ut_btree_get(eng, key, buf, cap, len);
+	return ut_btree_get(&eng->tree, key, buf, cap, len);
 }
 
 int ut_scan(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void *user)
 {
-	return ut_btree_scan(eng, from, fn, user);
+	return ut_btree_scan(&eng->tree, from, fn, user);
 }
 
 void ut_engine_stats(struct ut_engine *eng, struct ut_engine_stats *s)
 {
+	struct ut_guard_stats gs = { 0 };
+	struct ut_bpool_stats ps;
+
 	memset(s, 0, sizeof(*s));
 	s->commits = atomic_load(&eng->commits);
-	s->pages_written = atomic_load(&eng->pages_written);
+	s->pages_written = ut_flush_pages_written(&eng->flush);
 	s->page_bytes_written = s->pages_written * eng->geom.page_size;
 	s->redo_bytes_written = __atomic_load_n(&eng->log.bytes_written, __ATOMIC_RELAXED);
-	s->fsyncs = __atomic_load_n(&eng->log.fsyncs, __ATOMIC_RELAXED) +
-		    atomic_load(&eng->guard.data_fsyncs);
-	s->checkpoints = atomic_load(&eng->checkpoints);
 	if (eng->guard.ops->stats)
-		eng->guard.ops->stats(&eng->guard, s);
-	ut_mutex_lock(&eng->pool.mutex);	/* counted under the pool mutex */
-	s->pool_reads = eng->pool.stats.reads;
-	s->pool_hits = eng->pool.stats.hits;
-	s->pool_misses = eng->pool.stats.misses;
-	s->pool_free_waits = eng->pool.stats.free_waits;
-	ut_mutex_unlock(&eng->pool.mutex);
+		eng->guard.ops->stats(&eng->guard, &gs);
+	s->dblwr_bytes_written = gs.copy_bytes_written;
+	s->dblwr_waits = gs.waits;
+	s->dblwr_wait_ns = gs.wait_ns;
+	s->fsyncs = __atomic_load_n(&eng->log.fsyncs, __ATOMIC_RELAXED) +
+		    atomic_load(&eng->guard.data_fsyncs) + gs.fsyncs;
+	s->checkpoints = ut_checkpoint_count(&eng->ckpt);
+	ut_bpool_get_stats(&eng->pool, &ps);
+	s->pool_reads = ps.reads;
+	s->pool_hits = ps.hits;
+	s->pool_misses = ps.misses;
+	s->pool_free_waits = ps.free_waits;
 }
 
 const char *ut_engine_guard(const struct ut_engine *eng)

@@ -4,7 +4,9 @@
  * (InnoDB-style: a run of sequential leaves reads the rest of the
  * extent), logical (the next N leaves in key order, from the level-1
  * pages, sorted by page number, merged into reads of up to M pages,
- * submitted together and consumed while the next batch is in flight).
+ * submitted together and consumed while the next batch is in flight),
+ * and the cold start a scan benchmark begins with (ut_engine_drop_caches:
+ * every page written, the pool and the page cache emptied).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <untorn/engine.h>
-#include "btree.h"
+#include "tree/btree.h"
 #include "engine_int.h"
 
 #define LINEAR_RUN	4	/* sequential leaves that trigger linear */
@@ -98,7 +100,7 @@ static int logical_hook(struct scan_ra *ra, uint32_t next)
 static int linear_hook(struct scan_ra *ra, uint32_t next)
 {
 	uint32_t pages[LINEAR_EXTENT], i;
-	uint32_t n_pages = ra->eng->n_pages;
+	uint32_t n_pages = ut_space_pages(&ra->eng->space);
 
 	ra->run = next == ra->last_page + 1 ? ra->run + 1 : 0;
 	ra->last_page = next;
@@ -132,6 +134,7 @@ int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
 	struct scan_ra ra = { .eng = eng, .o = &opts };
 	struct ut_ring *ring = ut_ring_thread();
 	const struct ut_ring_stats *rs;
+	struct ut_bpool_stats ps;
 	uint64_t t0 = ut_now_ns(), sqes0, sub0, reads0;
 	int ret;
 
@@ -147,7 +150,8 @@ int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
 	rs = ut_ring_stats(ring);
 	sqes0 = rs->sqes;
 	sub0 = rs->submits;
-	reads0 = eng->pool.stats.reads;
+	ut_bpool_get_stats(&eng->pool, &ps);
+	reads0 = ps.reads;
 	ret = ut_prefetch_init(&ra.pf, opts.batch > LINEAR_EXTENT ? opts.batch : LINEAR_EXTENT,
 			       eng->geom.page_size);
 	if (ret)
@@ -156,14 +160,15 @@ int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
 	if (!ra.sorted)
 		ret = -ENOMEM;
 	if (!ret && opts.readahead == UT_RA_LOGICAL)
-		ret = ut_btree_leaf_list(eng, &ra.leaves, &ra.n_leaves);
+		ret = ut_btree_leaf_list(&eng->tree, &ra.leaves, &ra.n_leaves);
 	if (!ret)
-		ret = ut_btree_scan_hooked(eng, from, fn, user, UT_GET_SCAN,
+		ret = ut_btree_scan_hooked(&eng->tree, from, fn, user, UT_GET_SCAN,
 					   opts.readahead == UT_RA_NONE ? NULL : ra_hook,
 					   &ra);
 	ut_prefetch_finish(&eng->pool, &ra.pf);
 	st->seconds = (ut_now_ns() - t0) / 1e9;
-	st->pages_read = eng->pool.stats.reads - reads0;
+	ut_bpool_get_stats(&eng->pool, &ps);
+	st->pages_read = ps.reads - reads0;
 	st->page_size = eng->geom.page_size;
 	/* what the device read: pages kept, and holes read through */
 	st->bytes_read = (st->pages_read + ra.pf.hole_pages_total) *
@@ -210,7 +215,7 @@ int ut_engine_drop_caches(struct ut_engine *eng, double *resident)
 	int fd = eng->store->data_fd;
 	int ret;
 
-	ret = ut_flush_all(eng);
+	ret = ut_flush_all(&eng->flush);
 	if (ret)
 		return ret;
 	ut_bpool_evict_clean(&eng->pool);

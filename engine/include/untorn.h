@@ -23,6 +23,7 @@
 #include <untorn/latch.h>
 #include <untorn/page.h>
 #include <untorn/parse.h>
+#include <untorn/recovery.h>
 #include <untorn/ring.h>
 #include <untorn/store.h>
 #include <untorn/superblock.h>

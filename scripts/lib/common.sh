@@ -43,7 +43,7 @@ need_number() {
 }
 
 # parse_size SIZE: its bytes on stdout, or fail.  The one rule for sizes
-# in untorn (engine/parse.c states it; tests/size_test.sh holds this and
+# in untorn (engine/base/parse.c states it; tests/size_test.sh holds this and
 # the C parser to one table): digits, then nothing or B (bytes), or K, M,
 # G, T (powers of 1024) alone or followed by B or iB, in any case: 512,
 # 16k, 16KiB, 256M, 256MB, 1G, 1T.

@@ -27,7 +27,7 @@
 #include <unistd.h>
 #include <untorn/crc32c.h>
 #include <untorn/page.h>
-#include "dblwr.h"
+#include "guard/dblwr.h"
 
 #define PS		4096u
 #define BATCH		4u

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <untorn/crc32c.h>
-#include "redo.h"
+#include "log/redo.h"
 
 static struct ut_redo log;
 static struct ut_ring *ring;

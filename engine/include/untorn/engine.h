@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <untorn/err.h>
 #include <untorn/latch.h>
+#include <untorn/recovery.h>
 
 enum ut_commit_mode {
 	UT_COMMIT_SYNC,
@@ -31,23 +32,6 @@ struct ut_engine_opts {
 				 * after it (else: refuse, nothing applied) */
 	unsigned lock_wait_ms;	/* wait this long for a store another
 				 * process holds (0: fail at once, -EBUSY) */
-};
-
-struct ut_recovery_report {
-	int needed;			/* redo after the checkpoint was found */
-	uint64_t checkpoint_lsn;
-	uint64_t end_lsn;
-	uint64_t groups, records, redo_bytes;
-	uint64_t records_applied, records_skipped;
-	uint64_t pages_read, read_submits, read_ios;
-	uint64_t dblwr_checked, dblwr_restored;
-	uint32_t restored[64];
-	const char *stop_reason;
-	uint64_t damage_lsn;		/* redo damaged here, sound log after */
-	uint64_t sound_after_lsn;	/* ... up to here (not applied) */
-	uint64_t gap_lsn;		/* stopped at zeros in a fresh log, */
-	uint64_t gap_sound_after_lsn;	/* sound log after it (not applied) */
-	double seconds;
 };
 
 struct ut_engine_stats {

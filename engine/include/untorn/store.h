@@ -20,8 +20,6 @@
 #include <untorn/superblock.h>
 
 #define UT_DATA_FILE	"untorn.dat"
-#define UT_DBLWR_SEGMENTS_DEFAULT 2
-#define UT_DBLWR_BATCH_DEFAULT 64
 #define UT_RING_DEPTH	128
 
 struct ut_store {

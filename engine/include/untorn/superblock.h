@@ -40,6 +40,10 @@ enum ut_guard {
 	UT_GUARD_NONE = 4,
 };
 
+/* the doublewrite file of a new store: segments, pages per segment */
+#define UT_DBLWR_SEGMENTS_DEFAULT 2
+#define UT_DBLWR_BATCH_DEFAULT 64
+
 #define UT_SB_SINGLE_LSN	(1u << 0)	/* one block per page: InnoDB's design */
 #define UT_SB_UNSAFE		(1u << 1)	/* made with --unsafe: no re-check */
 

@@ -1,0 +1,623 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bpool.c - buffer pool: lookup, read, eviction, dirty tracking.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <untorn/ring.h>
+#include "buf/bpool.h"
+#include "base/mem.h"
+
+int ut_bpool_init(struct ut_bpool *bp, const struct ut_geom *g,
+		  uint64_t bytes, int data_fd, const char *data_path,
+		  struct ut_err *err)
+{
+	unsigned i, hash_size = 1;
+
+	memset(bp, 0, sizeof(*bp));
+	bp->geom = *g;
+	bp->data_fd = data_fd;
+	bp->data_path = data_path;
+	bp->n_frames = bytes / g->page_size;
+	if (bp->n_frames < UT_BPOOL_MIN_FRAMES)
+		return ut_err_set(err, -EINVAL, "buffer pool of %llu bytes holds %u pages of %u bytes, fewer than %u; use a larger --pool",
+				  (unsigned long long)bytes, bp->n_frames,
+				  g->page_size, UT_BPOOL_MIN_FRAMES);
+	while (hash_size < bp->n_frames * 2)
+		hash_size <<= 1;
+	bp->hash_mask = hash_size - 1;
+	bp->mem = ut_io_alloc((size_t)bp->n_frames * g->page_size);
+	bp->frames = calloc(bp->n_frames, sizeof(*bp->frames));
+	bp->hash = calloc(hash_size, sizeof(*bp->hash));	/* NOLINT(bugprone-sizeof-expression): pointers */
+	if (!bp->mem || !bp->frames || !bp->hash) {
+		ut_bpool_destroy(bp);
+		return ut_err_set(err, -ENOMEM, "cannot allocate a %llu-byte buffer pool; use a smaller --pool",
+				  (unsigned long long)bytes);
+	}
+	for (i = 0; i < bp->n_frames; i++) {
+		struct ut_frame *f = &bp->frames[i];
+
+		ut_rwlock_init(&f->latch, UT_LATCH_PAGE);
+		f->area = bp->mem + (size_t)i * g->page_size;
+		f->free_next = bp->free_list;
+		bp->free_list = f;
+	}
+	ut_mutex_init(&bp->mutex, UT_LATCH_POOL);
+	ut_mutex_init(&bp->fl_mutex, UT_LATCH_FLUSH_LIST);
+	ut_cond_init(&bp->free_cond);
+	return 0;
+}
+
+void ut_bpool_destroy(struct ut_bpool *bp)
+{
+	unsigned i;
+
+	if (bp->frames)
+		for (i = 0; i < bp->n_frames; i++)
+			ut_rwlock_destroy(&bp->frames[i].latch);
+	free(bp->frames);
+	free(bp->hash);
+	free(bp->mem);
+	bp->frames = NULL;
+	bp->hash = NULL;
+	bp->mem = NULL;
+}
+
+/* ---- lists (pool mutex held) --------------------------------------- */
+
+static unsigned hash_of(const struct ut_bpool *bp, uint32_t page_no)
+{
+	return (page_no * 2654435761u) & bp->hash_mask;
+}
+
+static struct ut_frame *hash_find(struct ut_bpool *bp, uint32_t page_no)
+{
+	struct ut_frame *f = bp->hash[hash_of(bp, page_no)];
+
+	while (f && f->page_no != page_no)
+		f = f->hash_next;
+	return f;
+}
+
+static void hash_insert(struct ut_bpool *bp, struct ut_frame *f)
+{
+	unsigned h = hash_of(bp, f->page_no);
+
+	f->hash_next = bp->hash[h];
+	bp->hash[h] = f;
+}
+
+static void hash_remove(struct ut_bpool *bp, struct ut_frame *f)
+{
+	struct ut_frame **pp = &bp->hash[hash_of(bp, f->page_no)];
+
+	while (*pp && *pp != f)
+		pp = &(*pp)->hash_next;
+	if (*pp)
+		*pp = f->hash_next;
+	f->hash_next = NULL;
+}
+
+static void lru_remove(struct ut_bpool *bp, struct ut_frame *f)
+{
+	if (f->lru_prev)
+		f->lru_prev->lru_next = f->lru_next;
+	else
+		bp->lru_head = f->lru_next;
+	if (f->lru_next)
+		f->lru_next->lru_prev = f->lru_prev;
+	else
+		bp->lru_tail = f->lru_prev;
+	f->lru_prev = f->lru_next = NULL;
+}
+
+static void lru_push_head(struct ut_bpool *bp, struct ut_frame *f)
+{
+	f->lru_prev = NULL;
+	f->lru_next = bp->lru_head;
+	if (bp->lru_head)
+		bp->lru_head->lru_prev = f;
+	else
+		bp->lru_tail = f;
+	bp->lru_head = f;
+}
+
+static void lru_push_tail(struct ut_bpool *bp, struct ut_frame *f)
+{
+	f->lru_next = NULL;
+	f->lru_prev = bp->lru_tail;
+	if (bp->lru_tail)
+		bp->lru_tail->lru_next = f;
+	else
+		bp->lru_head = f;
+	bp->lru_tail = f;
+}
+
+/* bp->mutex and fl_mutex held: nobody can fix the frame anew (a
+ * cleaner fixes under fl_mutex, everyone else under bp->mutex), nor dirty
+ * or clean it (fl_mutex), so an unfixed clean frame stays so.  A frame
+ * being flushed stays fixed by its cleaner until after io_fix is clear. */
+static int evictable(struct ut_frame *f)
+{
+	return atomic_load(&f->fix) == 0 &&
+	       (f->state == UT_FRAME_ERROR ||
+		(f->state == UT_FRAME_READY && f->oldest_lsn == 0));
+}
+
+/* A frame to reuse, or NULL when every frame is fixed or dirty.  Pages
+ * read ahead and not yet used go last: they were read to be used soon.
+ * Pool mutex held; takes the flush list mutex (a leaf lock) for the scan:
+ * without it a cleaner could fix, flush and clean a frame between the
+ * looks at its fix count and its oldest LSN (ThreadSanitizer saw the
+ * unordered reads). */
+static struct ut_frame *frame_take_locked(struct ut_bpool *bp)
+{
+	struct ut_frame *f = bp->free_list;
+	int pass;
+
+	if (f) {
+		bp->free_list = f->free_next;
+		return f;
+	}
+	ut_mutex_lock(&bp->fl_mutex);
+	for (pass = 0; pass < 2; pass++) {
+		for (f = bp->lru_tail; f; f = f->lru_prev) {
+			if (!evictable(f) || (!pass && f->ra_unused))
+				continue;
+			hash_remove(bp, f);
+			lru_remove(bp, f);
+			bp->stats.evictions++;
+			f->ra_unused = 0;
+			ut_mutex_unlock(&bp->fl_mutex);
+			return f;
+		}
+	}
+	ut_mutex_unlock(&bp->fl_mutex);
+	return NULL;
+}
+
+/* ---- get / create / release ----------------------------------------- */
+
+static void latch(struct ut_frame *f, enum ut_latch_mode mode)
+{
+	if (mode == UT_X)
+		ut_rwlock_wrlock(&f->latch);
+	else
+		ut_rwlock_rdlock(&f->latch);
+}
+
+void ut_bpool_release(struct ut_bpool *bp, struct ut_frame *f,
+		      enum ut_latch_mode mode)
+{
+	(void)bp;
+	(void)mode;
+	ut_rwlock_unlock(&f->latch);
+	atomic_fetch_sub(&f->fix, 1);
+}
+
+/* Unpacks a page just read; torn pages are accepted only for recovery. */
+static int frame_unpack(struct ut_bpool *bp, struct ut_frame *f, unsigned flags)
+{
+	struct ut_page_report *rep = NULL;
+	int ret;
+
+	if (flags & UT_UNPACK_TOLERATE_TORN) {
+		rep = malloc(sizeof(*rep));
+		if (!rep)
+			return -ENOMEM;
+	}
+	ret = ut_page_unpack_inplace(&bp->geom, f->area, f->page_no, &f->meta,
+				     rep, flags);
+	free(rep);
+	f->torn = ret == UT_PAGE_TORN;
+	if (ret == UT_PAGE_TORN)
+		return 0;
+	if (ret == UT_PAGE_EMPTY)
+		return (flags & UT_UNPACK_TOLERATE_TORN) ? 0 : -EBADMSG;
+	return ret;
+}
+
+static int frame_read(struct ut_bpool *bp, struct ut_frame *f, unsigned flags)
+{
+	struct ut_ring *ring = ut_ring_thread();
+	const struct ut_geom *g = &bp->geom;
+	struct ut_io io;
+	int ret;
+
+	if (!ring)
+		return -ENOMEM;
+	ut_io_read(&io, bp->data_fd, f->area, g->page_size,
+		   (uint64_t)f->page_no * g->page_size);
+	ret = ut_ring_run(ring, &io, 1);
+	if (ret)
+		return ret == -ENODATA ? -EIO : ret;
+	return frame_unpack(bp, f, flags);
+}
+
+/* Takes a frame for page_no, X-latched, in the hash; pool mutex held on
+ * entry, and on return when a frame was found (*waited = 0). */
+static struct ut_frame *frame_claim(struct ut_bpool *bp, uint32_t page_no,
+				    int *waited, int old)
+{
+	struct ut_frame *f;
+
+	*waited = 0;
+	f = frame_take_locked(bp);
+	if (!f) {
+		bp->stats.free_waits++;
+		if (bp->need_free)
+			bp->need_free(bp->need_free_arg);
+		ut_cond_wait(&bp->free_cond, &bp->mutex, UT_LATCH_POOL,
+			     100000000ull);
+		*waited = 1;
+		return NULL;
+	}
+	f->page_no = page_no;
+	f->state = UT_FRAME_READING;
+	f->oldest_lsn = 0;
+	f->newest_lsn = 0;
+	f->io_fix = 0;
+	f->torn = 0;
+	atomic_store(&f->fix, 1);
+	hash_insert(bp, f);
+	if (old)
+		lru_push_tail(bp, f);
+	else
+		lru_push_head(bp, f);
+	ut_rwlock_wrlock(&f->latch);
+	return f;
+}
+
+static void frame_fail(struct ut_bpool *bp, struct ut_frame *f, int err)
+{
+	ut_mutex_lock(&bp->mutex);
+	f->state = UT_FRAME_ERROR;
+	f->error = err;
+	hash_remove(bp, f);
+	ut_mutex_unlock(&bp->mutex);
+}
+
+int ut_bpool_get(struct ut_bpool *bp, uint32_t page_no,
+		 enum ut_latch_mode mode, unsigned flags,
+		 struct ut_frame **framep)
+{
+	struct ut_frame *f;
+	int waited, ret;
+
+	ut_mutex_lock(&bp->mutex);
+	for (;;) {
+		f = hash_find(bp, page_no);
+		if (f) {
+			atomic_fetch_add(&f->fix, 1);
+			f->ra_unused = 0;
+			if (bp->lru_head != f && !(flags & UT_GET_SCAN)) {
+				lru_remove(bp, f);
+				lru_push_head(bp, f);
+			}
+			bp->stats.hits++;
+			ut_mutex_unlock(&bp->mutex);
+			latch(f, mode);
+			if (f->state == UT_FRAME_ERROR) {
+				ret = f->error;
+				ut_bpool_release(bp, f, mode);
+				return ret;
+			}
+			*framep = f;
+			return 0;
+		}
+		f = frame_claim(bp, page_no, &waited, !!(flags & UT_GET_SCAN));
+		if (f)
+			break;
+	}
+	bp->stats.misses++;
+	bp->stats.reads++;
+	ut_mutex_unlock(&bp->mutex);
+	ret = frame_read(bp, f, flags & UT_UNPACK_TOLERATE_TORN);
+	if (ret) {
+		frame_fail(bp, f, ret);
+		ut_bpool_release(bp, f, UT_X);
+		return ret;
+	}
+	f->state = UT_FRAME_READY;
+	if (mode == UT_S) {
+		ut_rwlock_unlock(&f->latch);
+		ut_rwlock_rdlock(&f->latch);
+	}
+	*framep = f;
+	return 0;
+}
+
+int ut_bpool_create(struct ut_bpool *bp, uint32_t page_no,
+		    struct ut_frame **framep)
+{
+	struct ut_frame *f;
+	int waited;
+
+	ut_mutex_lock(&bp->mutex);
+	f = hash_find(bp, page_no);
+	if (f) {
+		ut_mutex_unlock(&bp->mutex);
+		return -EEXIST;
+	}
+	while (!(f = frame_claim(bp, page_no, &waited, 0)))
+		if (hash_find(bp, page_no)) {
+			ut_mutex_unlock(&bp->mutex);
+			return -EEXIST;
+		}
+	ut_mutex_unlock(&bp->mutex);
+	memset(f->area, 0, bp->geom.page_size);
+	memset(&f->meta, 0, sizeof(f->meta));
+	f->meta.page_no = page_no;
+	f->state = UT_FRAME_READY;
+	*framep = f;
+	return 0;
+}
+
+/* ---- dirty tracking (flush list mutex held) -------------------------- */
+
+void ut_bpool_dirty_locked(struct ut_bpool *bp, struct ut_frame *f,
+			   uint64_t start_lsn, uint64_t end_lsn)
+{
+	f->newest_lsn = end_lsn;
+	if (f->oldest_lsn)
+		return;
+	f->oldest_lsn = start_lsn;
+	f->fl_prev = NULL;
+	f->fl_next = bp->fl_head;
+	if (bp->fl_head)
+		bp->fl_head->fl_prev = f;
+	else
+		bp->fl_tail = f;
+	bp->fl_head = f;
+	bp->n_dirty++;
+}
+
+void ut_bpool_clean_locked(struct ut_bpool *bp, struct ut_frame *f)
+{
+	if (!f->oldest_lsn)
+		return;
+	if (f->fl_prev)
+		f->fl_prev->fl_next = f->fl_next;
+	else
+		bp->fl_head = f->fl_next;
+	if (f->fl_next)
+		f->fl_next->fl_prev = f->fl_prev;
+	else
+		bp->fl_tail = f->fl_prev;
+	f->fl_prev = f->fl_next = NULL;
+	f->oldest_lsn = 0;
+	bp->n_dirty--;
+}
+
+void ut_bpool_set_need_free(struct ut_bpool *bp, void (*need_free)(void *arg),
+			    void *arg)
+{
+	bp->need_free = need_free;
+	bp->need_free_arg = arg;
+}
+
+void ut_bpool_flush_list_lock(struct ut_bpool *bp)
+{
+	ut_mutex_lock(&bp->fl_mutex);
+}
+
+void ut_bpool_flush_list_unlock(struct ut_bpool *bp)
+{
+	ut_mutex_unlock(&bp->fl_mutex);
+}
+
+void ut_bpool_get_stats(struct ut_bpool *bp, struct ut_bpool_stats *st)
+{
+	ut_mutex_lock(&bp->mutex);
+	*st = bp->stats;
+	ut_mutex_unlock(&bp->mutex);
+}
+
+uint64_t ut_bpool_oldest_lsn(struct ut_bpool *bp)
+{
+	uint64_t lsn;
+
+	ut_mutex_lock(&bp->fl_mutex);
+	lsn = bp->fl_tail ? bp->fl_tail->oldest_lsn : 0;
+	ut_mutex_unlock(&bp->fl_mutex);
+	return lsn;
+}
+
+unsigned ut_bpool_dirty_count(struct ut_bpool *bp)
+{
+	unsigned n;
+
+	ut_mutex_lock(&bp->fl_mutex);
+	n = bp->n_dirty;
+	ut_mutex_unlock(&bp->fl_mutex);
+	return n;
+}
+
+void ut_bpool_wake_free(struct ut_bpool *bp)
+{
+	ut_mutex_lock(&bp->mutex);
+	pthread_cond_broadcast(&bp->free_cond);
+	ut_mutex_unlock(&bp->mutex);
+}
+
+/* ---- read-ahead ------------------------------------------------------- */
+
+int ut_prefetch_init(struct ut_prefetch *pf, unsigned cap, uint32_t page_size)
+{
+	memset(pf, 0, sizeof(*pf));
+	pf->cap = cap;
+	pf->staging_cap = 2 * cap;	/* room for holes read through */
+	pf->ios = calloc(cap, sizeof(*pf->ios));
+	pf->frames = calloc(cap, sizeof(*pf->frames));	/* NOLINT(bugprone-sizeof-expression): pointers */
+	pf->run_first = calloc(cap + 1, sizeof(*pf->run_first));
+	pf->slot = calloc(cap, sizeof(*pf->slot));
+	pf->staging = ut_io_alloc((size_t)pf->staging_cap * page_size);
+	if (!pf->ios || !pf->frames || !pf->run_first || !pf->slot ||
+	    !pf->staging) {
+		ut_prefetch_free(pf);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void ut_prefetch_free(struct ut_prefetch *pf)
+{
+	free(pf->ios);
+	free(pf->frames);
+	free(pf->run_first);
+	free(pf->slot);
+	free(pf->staging);
+	memset(pf, 0, sizeof(*pf));
+}
+
+/* Claims a frame for a page not in the pool; NULL when it is there (or
+ * no frame is free right now: read-ahead never waits for one). */
+static struct ut_frame *prefetch_claim(struct ut_bpool *bp, uint32_t page_no)
+{
+	struct ut_frame *f = NULL;
+
+	ut_mutex_lock(&bp->mutex);
+	if (!hash_find(bp, page_no)) {
+		f = frame_take_locked(bp);
+		if (f) {
+			f->page_no = page_no;
+			f->state = UT_FRAME_READING;
+			f->oldest_lsn = f->newest_lsn = 0;
+			f->io_fix = f->torn = 0;
+			f->ra_unused = 1;
+			atomic_store(&f->fix, 1);
+			hash_insert(bp, f);
+			lru_push_tail(bp, f);
+			ut_rwlock_wrlock(&f->latch);
+			bp->stats.misses++;
+			bp->stats.reads++;
+		}
+	}
+	ut_mutex_unlock(&bp->mutex);
+	return f;
+}
+
+/* Pages between the last frame of the batch and page_no (UINT32_MAX when
+ * page_no does not follow it). */
+static uint32_t prefetch_hole(const struct ut_prefetch *pf, uint32_t page_no)
+{
+	uint32_t last = pf->frames[pf->n_frames - 1]->page_no;
+
+	return page_no > last ? page_no - last - 1 : UINT32_MAX;
+}
+
+int ut_prefetch_start(struct ut_bpool *bp, struct ut_prefetch *pf,
+		      const uint32_t *page_nos, unsigned n, unsigned merge,
+		      unsigned gap, unsigned unpack_flags)
+{
+	struct ut_ring *ring = ut_ring_thread();
+	uint32_t ps = bp->geom.page_size, hole;
+	unsigned i, len = 0, slot = 0;
+	struct ut_frame *f;
+	uint64_t s0;
+	int ret;
+
+	if (!ring)
+		return -ENOMEM;
+	pf->n_frames = pf->n_ios = 0;
+	pf->error = 0;
+	pf->unpack_flags = unpack_flags;
+	for (i = 0; i < n && pf->n_frames < pf->cap; i++) {
+		f = prefetch_claim(bp, page_nos[i]);
+		if (!f)
+			continue;
+		/* extend the current run (through a short hole), or start a
+		 * new read */
+		/* a hole may use staging only beyond one page for each frame
+		 * the batch may still claim */
+		hole = pf->n_ios ? prefetch_hole(pf, f->page_no) : UINT32_MAX;
+		if (hole <= gap && len + hole + 1 <= merge &&
+		    slot + hole + (pf->cap - pf->n_frames) <= pf->staging_cap) {
+			pf->ios[pf->n_ios - 1].len += (hole + 1) * ps;
+			len += hole + 1;
+			slot += hole;
+			pf->hole_pages_total += hole;
+		} else {
+			pf->run_first[pf->n_ios] = pf->n_frames;
+			ut_io_read(&pf->ios[pf->n_ios++], bp->data_fd,
+				   pf->staging + (size_t)slot * ps, ps,
+				   (uint64_t)f->page_no * ps);
+			len = 1;
+		}
+		pf->slot[pf->n_frames] = slot++;
+		pf->frames[pf->n_frames++] = f;
+	}
+	pf->run_first[pf->n_ios] = pf->n_frames;
+	if (!pf->n_ios)
+		return 0;
+	s0 = ut_ring_stats(ring)->submits;
+	ret = ut_ring_start(ring, &pf->batch, pf->ios, pf->n_ios);
+	pf->submits_total += ut_ring_stats(ring)->submits - s0;
+	pf->active = 1;
+	return ret;
+}
+
+int ut_prefetch_finish(struct ut_bpool *bp, struct ut_prefetch *pf)
+{
+	struct ut_ring *ring = ut_ring_thread();
+	uint32_t ps = bp->geom.page_size;
+	struct ut_frame *f;
+	unsigned i, k;
+	uint64_t s0;
+	int ret, err = 0;
+
+	if (!pf->active)
+		return 0;
+	s0 = ut_ring_stats(ring)->submits;
+	/* the batch's first error; each page's own result is looked at below */
+	err = ut_ring_wait(ring, &pf->batch);
+	pf->submits_total += ut_ring_stats(ring)->submits - s0;
+	pf->active = 0;
+	for (i = 0; i < pf->n_ios; i++) {
+		pf->ios_total++;
+		pf->bytes_total += pf->ios[i].len;
+		for (k = pf->run_first[i]; k < pf->run_first[i + 1]; k++) {
+			f = pf->frames[k];
+			ret = pf->ios[i].res == (int)pf->ios[i].len ? 0 :
+			      (pf->ios[i].res < 0 ? pf->ios[i].res : -EIO);
+			if (!ret) {
+				memcpy(f->area, pf->staging + (size_t)pf->slot[k] * ps, ps);
+				ret = frame_unpack(bp, f, pf->unpack_flags);
+			}
+			if (ret) {
+				if (!err)
+					err = ret;
+				frame_fail(bp, f, ret);
+			} else {
+				f->state = UT_FRAME_READY;
+				pf->pages_total++;
+			}
+			ut_bpool_release(bp, f, UT_X);
+		}
+	}
+	pf->error = err;
+	return err;
+}
+
+void ut_bpool_evict_clean(struct ut_bpool *bp)
+{
+	struct ut_frame *f, *prev;
+
+	ut_mutex_lock(&bp->mutex);
+	ut_mutex_lock(&bp->fl_mutex);	/* as evictable() needs */
+	for (f = bp->lru_tail; f; f = prev) {
+		prev = f->lru_prev;
+		if (!evictable(f))
+			continue;
+		hash_remove(bp, f);
+		lru_remove(bp, f);
+		f->state = UT_FRAME_FREE;
+		f->free_next = bp->free_list;
+		bp->free_list = f;
+	}
+	ut_mutex_unlock(&bp->fl_mutex);
+	ut_mutex_unlock(&bp->mutex);
+}
+

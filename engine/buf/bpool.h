@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bpool.h - the buffer pool: page frames (4 KiB-aligned, so reads can go
+ * straight into them with O_DIRECT), a page hash, an LRU list, a free
+ * list, and the flush list of dirty frames ordered by their oldest
+ * modification LSN.
+ *
+ * A frame holds the page's logical area (block headers stripped, see
+ * page.h) plus its struct ut_page_meta; it is unpacked in place after a
+ * read and packed into a separate I/O buffer when flushed.  A frame is
+ * buffer-fixed (fix > 0) while anyone uses it and latched (rwlock) while
+ * read or modified.
+ */
+#ifndef UNTORN_BPOOL_H
+#define UNTORN_BPOOL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <untorn/err.h>
+#include <untorn/latch.h>
+#include <untorn/page.h>
+#include <untorn/ring.h>
+
+enum ut_frame_state {
+	UT_FRAME_FREE,
+	UT_FRAME_READING,
+	UT_FRAME_READY,
+	UT_FRAME_ERROR,
+};
+
+struct ut_frame {
+	struct ut_rwlock latch;
+	uint32_t page_no;
+	uint8_t state;
+	uint8_t io_fix;		/* being flushed: cleaners skip it */
+	uint8_t torn;		/* read torn (recovery rewrites it) */
+	uint8_t ra_unused;	/* read ahead, not yet accessed */
+	int error;		/* state ERROR: why the read failed */
+	atomic_int fix;
+	uint64_t oldest_lsn;	/* 0: clean */
+	uint64_t newest_lsn;
+	struct ut_page_meta meta;
+	unsigned char *area;
+	struct ut_frame *hash_next;
+	struct ut_frame *lru_prev, *lru_next;
+	struct ut_frame *fl_prev, *fl_next;
+	struct ut_frame *free_next;
+};
+
+struct ut_bpool_stats {
+	uint64_t hits, misses, reads, evictions, free_waits;
+};
+
+struct ut_bpool {
+	struct ut_geom geom;
+	int data_fd;
+	const char *data_path;
+	unsigned n_frames;
+	struct ut_frame *frames;
+	unsigned char *mem;
+	struct ut_mutex mutex;		/* hash, LRU, free list */
+	pthread_cond_t free_cond;
+	struct ut_frame **hash;
+	unsigned hash_mask;
+	struct ut_frame *lru_head, *lru_tail;
+	struct ut_frame *free_list;
+	struct ut_mutex fl_mutex;	/* flush list */
+	struct ut_frame *fl_head, *fl_tail;	/* newest .. oldest */
+	unsigned n_dirty;
+	void (*need_free)(void *arg);	/* asks the cleaner to flush */
+	void *need_free_arg;
+	struct ut_bpool_stats stats;
+};
+
+#define UT_BPOOL_MIN_FRAMES 64
+
+enum ut_latch_mode { UT_S, UT_X };
+
+/* ut_bpool_get flag: a scan's access: a hit stays where it is in the LRU,
+ * a miss enters at the old end, so a scan does not evict the hot set. */
+#define UT_GET_SCAN (1u << 8)
+
+/* One batch of read-ahead in flight: runs of adjacent pages (and of pages
+ * separated by holes of up to gap pages, read through and dropped), each
+ * run read with one I/O into a staging buffer, all submitted together. */
+struct ut_prefetch {
+	struct ut_batch batch;
+	struct ut_io *ios;
+	struct ut_frame **frames;	/* claimed, X-latched until finish */
+	uint32_t *run_first;		/* per I/O: index of its first frame */
+	uint32_t *slot;			/* per frame: its page in staging */
+	unsigned n_frames, n_ios, cap, staging_cap;
+	unsigned unpack_flags;		/* UT_UNPACK_TOLERATE_TORN for recovery */
+	unsigned char *staging;
+	int active;
+	int error;
+	uint64_t ios_total, bytes_total, submits_total, pages_total;
+	uint64_t hole_pages_total;	/* read through, not used */
+};
+
+/* Drops every clean, unused frame (the pool's cold start). */
+void ut_bpool_evict_clean(struct ut_bpool *bp);
+
+int ut_prefetch_init(struct ut_prefetch *pf, unsigned cap, uint32_t page_size);
+void ut_prefetch_free(struct ut_prefetch *pf);
+/* Claims frames for the pages of page_nos[0..n) (sorted) not in the pool
+ * (old end of the LRU), merges neighbours into reads of up to merge pages
+ * -- neighbours with up to gap pages between them too, reading the hole
+ * (one longer transfer is cheaper than another seek) -- and submits them
+ * with one io_uring_submit.  unpack_flags: as for ut_bpool_get
+ * (UT_UNPACK_TOLERATE_TORN for recovery). */
+int ut_prefetch_start(struct ut_bpool *bp, struct ut_prefetch *pf,
+		      const uint32_t *page_nos, unsigned n, unsigned merge,
+		      unsigned gap, unsigned unpack_flags);
+/* Waits for the batch, fills and releases its frames.  A page that could
+ * not be read is dropped from the pool (its next access reads it again
+ * and reports the error); returns the first error. */
+int ut_prefetch_finish(struct ut_bpool *bp, struct ut_prefetch *pf);
+
+int ut_bpool_init(struct ut_bpool *bp, const struct ut_geom *g,
+		  uint64_t bytes, int data_fd, const char *data_path,
+		  struct ut_err *err);
+void ut_bpool_destroy(struct ut_bpool *bp);
+
+/*
+ * Fixes and latches page_no, reading it if needed.  flags: 0, or
+ * UT_UNPACK_TOLERATE_TORN for recovery.  Returns 0, or -errno (-EBADMSG
+ * for a page that fails verification).
+ */
+int ut_bpool_get(struct ut_bpool *bp, uint32_t page_no,
+		 enum ut_latch_mode mode, unsigned flags,
+		 struct ut_frame **framep);
+/* A fresh, X-latched, zeroed frame for a page not yet on disk. */
+int ut_bpool_create(struct ut_bpool *bp, uint32_t page_no,
+		    struct ut_frame **framep);
+void ut_bpool_release(struct ut_bpool *bp, struct ut_frame *f,
+		      enum ut_latch_mode mode);
+
+/* need_free(arg) is called when a reader waits for a free frame. */
+void ut_bpool_set_need_free(struct ut_bpool *bp, void (*need_free)(void *arg),
+			    void *arg);
+/* The flush list's mutex, held around the _locked calls below. */
+void ut_bpool_flush_list_lock(struct ut_bpool *bp);
+void ut_bpool_flush_list_unlock(struct ut_bpool *bp);
+/* A copy of the counters, taken under the pool mutex. */
+void ut_bpool_get_stats(struct ut_bpool *bp, struct ut_bpool_stats *st);
+
+/* Under the flush list's mutex: mark a frame dirty / clean. */
+void ut_bpool_dirty_locked(struct ut_bpool *bp, struct ut_frame *f,
+			   uint64_t start_lsn, uint64_t end_lsn);
+void ut_bpool_clean_locked(struct ut_bpool *bp, struct ut_frame *f);
+/* Oldest modification LSN of any dirty page, or 0 when none. */
+uint64_t ut_bpool_oldest_lsn(struct ut_bpool *bp);
+unsigned ut_bpool_dirty_count(struct ut_bpool *bp);
+/* Wakes threads waiting for a free frame (after a flush). */
+void ut_bpool_wake_free(struct ut_bpool *bp);
+
+#endif

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: MIT
+/*
+ * flush.c - the page cleaners (flush.h): batches of the oldest dirty
+ * pages, the WAL rule, the batch handed to the store's guard (guard.h),
+ * the requests (free frames, log space) that wake the cleaners, and the
+ * writers' wait for log space.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "base/mem.h"
+#include "base/probes.h"
+#include "buf/flush.h"
+
+#define CLEANER_IDLE_NS		1000000000ull
+#define DIRTY_HIGH_PCT		75
+
+int ut_cleaner_alloc(struct ut_flush *fl, struct ut_cleaner *c)
+{
+	unsigned batch = fl->batch;
+
+	memset(c, 0, sizeof(*c));
+	c->fl = fl;
+	c->buf = ut_io_alloc(UT_DBLWR_HDR + (size_t)batch * fl->pool->geom.page_size);
+	c->frames = calloc(batch, sizeof(*c->frames));	/* NOLINT(bugprone-sizeof-expression): pointers */
+	c->page_nos = calloc(batch, sizeof(*c->page_nos));
+	c->ios = calloc(batch + 1, sizeof(*c->ios));
+	if (!c->buf || !c->frames || !c->page_nos || !c->ios) {
+		ut_cleaner_free(c);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void ut_cleaner_free(struct ut_cleaner *c)
+{
+	free(c->buf);
+	free(c->frames);
+	free(c->page_nos);
+	free(c->ios);
+	c->buf = NULL;
+	c->frames = NULL;
+	c->page_nos = NULL;
+	c->ios = NULL;
+}
+
+/* Takes up to batch of the oldest dirty frames nobody else holds. */
+static unsigned batch_collect(struct ut_flush *fl, struct ut_cleaner *c)
+{
+	struct ut_bpool *bp = fl->pool;
+	struct ut_frame *f;
+	unsigned n = 0;
+
+	ut_mutex_lock(&bp->fl_mutex);
+	for (f = bp->fl_tail; f && n < fl->batch; f = f->fl_prev) {
+		if (f->io_fix || ut_rwlock_tryrdlock(&f->latch))
+			continue;
+		f->io_fix = 1;
+		atomic_fetch_add(&f->fix, 1);
+		c->frames[n++] = f;
+	}
+	ut_mutex_unlock(&bp->fl_mutex);
+	return n;
+}
+
+static void batch_finish(struct ut_flush *fl, struct ut_cleaner *c,
+			 unsigned n, int ok)
+{
+	struct ut_bpool *bp = fl->pool;
+	struct ut_frame *f;
+	unsigned i;
+
+	ut_mutex_lock(&bp->fl_mutex);
+	for (i = 0; i < n; i++) {
+		f = c->frames[i];
+		if (ok)
+			ut_bpool_clean_locked(bp, f);
+		f->io_fix = 0;
+	}
+	ut_mutex_unlock(&bp->fl_mutex);
+	for (i = 0; i < n; i++)
+		ut_bpool_release(bp, c->frames[i], UT_S);
+}
+
+/* The guard writes the batch in place, whole, and makes it durable. */
+static int batch_write(struct ut_flush *fl, struct ut_cleaner *c,
+		       unsigned n)
+{
+	struct ut_guard_batch b = {
+		.ring = ut_ring_thread(),
+		.ios = c->ios,
+		.buf = c->buf,
+		.page_nos = c->page_nos,
+		.n = n,
+	};
+
+	if (!b.ring)
+		return -ENOMEM;
+	return fl->guard->ops->write(fl->guard, &b);
+}
+
+static const char *guard_name(const struct ut_flush *fl)
+{
+	return ut_guard_name(fl->guard->ops->id);
+}
+
+int ut_flush_batch(struct ut_flush *fl, struct ut_cleaner *c)
+{
+	const struct ut_geom *g = &fl->pool->geom;
+	uint32_t ps = g->page_size;
+	uint64_t newest = 0, t0;
+	struct ut_frame *f;
+	unsigned n, i;
+	int ret;
+
+	if (fl->fatal)
+		return fl->fatal;
+	n = batch_collect(fl, c);
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++) {
+		f = c->frames[i];
+		f->meta.page_no = f->page_no;
+		ut_page_pack(g, &f->meta, f->area,
+			     c->buf + UT_DBLWR_HDR + (size_t)i * ps);
+		c->page_nos[i] = f->page_no;
+		if (f->newest_lsn > newest)
+			newest = f->newest_lsn;
+	}
+	t0 = UT_PROBE_ENABLED(flush__batch__done) ? ut_now_ns() : 0;
+	UT_PROBE(flush__batch__start, guard_name(fl), n);
+	ret = ut_redo_flush_to(fl->log, newest);	/* the WAL rule */
+	if (!ret)
+		ret = batch_write(fl, c, n);
+	batch_finish(fl, c, n, !ret);
+	if (t0)
+		UT_PROBE(flush__batch__done, guard_name(fl), n,
+			 ut_now_ns() - t0, ret);
+	if (ret) {
+		fl->fatal = ret;
+		return ret;
+	}
+	atomic_fetch_add(&fl->pages_written, n);
+	ut_bpool_wake_free(fl->pool);
+	return n;
+}
+
+int ut_flush_all(struct ut_flush *fl)
+{
+	struct ut_cleaner c;
+	int ret;
+
+	ret = ut_cleaner_alloc(fl, &c);
+	if (ret)
+		return ret;
+	while (ut_bpool_dirty_count(fl->pool)) {
+		ret = ut_flush_batch(fl, &c);
+		if (ret <= 0) {
+			ret = ret ? ret : -EBUSY;
+			break;
+		}
+		ret = 0;
+	}
+	ut_cleaner_free(&c);
+	return ret;
+}
+
+/* ---- cleaner threads ------------------------------------------------ */
+
+static int cleaner_has_work(struct ut_flush *fl)
+{
+	uint64_t oldest;
+
+	if (fl->free_wanted)
+		return 1;
+	if (ut_bpool_dirty_count(fl->pool) * 100 >
+	    fl->pool->n_frames * DIRTY_HIGH_PCT)
+		return 1;
+	oldest = ut_bpool_oldest_lsn(fl->pool);
+	if (oldest && oldest < fl->target_lsn)
+		return 1;
+	/* like InnoDB's adaptive flushing low-water mark: keep the redo
+	 * between checkpoint and head under a tenth of the log */
+	return ut_redo_age(fl->log) > fl->log->capacity / 10 &&
+	       ut_bpool_dirty_count(fl->pool) > 0;
+}
+
+static void *cleaner_main(void *arg)
+{
+	struct ut_cleaner *c = arg;
+	struct ut_flush *fl = c->fl;
+	int n, timed_out;
+
+	for (;;) {
+		ut_mutex_lock(&fl->mutex);
+		timed_out = 0;
+		while (!fl->stopping && !timed_out && !cleaner_has_work(fl))
+			timed_out = ut_cond_wait(&fl->work_cond, &fl->mutex,
+						 UT_LATCH_IDLE,
+						 CLEANER_IDLE_NS) == -ETIMEDOUT;
+		fl->free_wanted = 0;
+		if (fl->stopping) {
+			ut_mutex_unlock(&fl->mutex);
+			break;
+		}
+		ut_mutex_unlock(&fl->mutex);
+		n = ut_flush_batch(fl, c);
+		if (n > 0 || timed_out)
+			ut_checkpoint(fl->ckpt);
+		ut_mutex_lock(&fl->mutex);
+		pthread_cond_broadcast(&fl->progress_cond);
+		if (n == 0 && !timed_out && !fl->stopping)
+			/* everything dirty is latched right now: wait for a
+			 * change rather than spin */
+			ut_cond_wait(&fl->work_cond, &fl->mutex,
+				     UT_LATCH_IDLE, 10000000ull);
+		ut_mutex_unlock(&fl->mutex);
+		if (n < 0)
+			break;
+	}
+	return NULL;
+}
+
+void ut_flush_init(struct ut_flush *fl, struct ut_bpool *pool,
+		   struct ut_redo *log, struct ut_page_guard *guard,
+		   struct ut_checkpointer *ckpt, unsigned batch)
+{
+	memset(fl, 0, sizeof(*fl));
+	fl->pool = pool;
+	fl->log = log;
+	fl->guard = guard;
+	fl->ckpt = ckpt;
+	fl->batch = batch;
+	ut_mutex_init(&fl->mutex, UT_LATCH_CLEANER);
+	ut_cond_init(&fl->work_cond);
+	ut_cond_init(&fl->progress_cond);
+	atomic_init(&fl->pages_written, 0);
+}
+
+int ut_cleaners_start(struct ut_flush *fl, unsigned n)
+{
+	unsigned i;
+	int ret;
+
+	fl->cleaners = calloc(n, sizeof(*fl->cleaners));
+	if (!fl->cleaners)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		ret = ut_cleaner_alloc(fl, &fl->cleaners[i]);
+		if (!ret)
+			ret = -pthread_create(&fl->cleaners[i].thread, NULL,
+					      cleaner_main, &fl->cleaners[i]);
+		if (ret) {
+			ut_cleaner_free(&fl->cleaners[i]);
+			break;
+		}
+		fl->n_cleaners++;
+	}
+	return fl->n_cleaners ? 0 : ret;
+}
+
+void ut_cleaners_stop(struct ut_flush *fl)
+{
+	unsigned i;
+
+	ut_mutex_lock(&fl->mutex);
+	fl->stopping = 1;
+	pthread_cond_broadcast(&fl->work_cond);
+	ut_mutex_unlock(&fl->mutex);
+	for (i = 0; i < fl->n_cleaners; i++) {
+		pthread_join(fl->cleaners[i].thread, NULL);
+		ut_cleaner_free(&fl->cleaners[i]);
+	}
+	free(fl->cleaners);
+	fl->cleaners = NULL;
+	fl->n_cleaners = 0;
+}
+
+/* ---- requests and waits --------------------------------------------- */
+
+void ut_flush_want_log_space(void *arg)
+{
+	struct ut_flush *fl = arg;
+	uint64_t target = ut_redo_current(fl->log) - fl->log->capacity / 2;
+
+	ut_mutex_lock(&fl->mutex);
+	if (target > fl->target_lsn)
+		fl->target_lsn = target;
+	pthread_cond_broadcast(&fl->work_cond);
+	ut_mutex_unlock(&fl->mutex);
+}
+
+void ut_flush_want_free(void *arg)
+{
+	struct ut_flush *fl = arg;
+
+	ut_mutex_lock(&fl->mutex);
+	fl->free_wanted = 1;
+	pthread_cond_broadcast(&fl->work_cond);
+	ut_mutex_unlock(&fl->mutex);
+}
+
+void ut_flush_log_free_check(struct ut_flush *fl)
+{
+	uint64_t limit = fl->log->capacity / 8 * 5;
+
+	while (ut_redo_age(fl->log) > limit && !fl->fatal && fl->n_cleaners) {
+		ut_flush_want_log_space(fl);
+		ut_mutex_lock(&fl->mutex);
+		ut_cond_wait(&fl->progress_cond, &fl->mutex,
+			     UT_LATCH_CLEANER, 100000000ull);
+		ut_mutex_unlock(&fl->mutex);
+	}
+}
+
+int ut_flush_wait_progress(struct ut_flush *fl, uint64_t ns)
+{
+	int stopping;
+
+	ut_mutex_lock(&fl->mutex);
+	if (!fl->stopping)
+		ut_cond_wait(&fl->progress_cond, &fl->mutex, UT_LATCH_IDLE, ns);
+	stopping = fl->stopping;
+	ut_mutex_unlock(&fl->mutex);
+	return stopping;
+}
+
+int ut_flush_fatal(const struct ut_flush *fl)
+{
+	return fl->fatal;
+}
+
+uint64_t ut_flush_pages_written(struct ut_flush *fl)
+{
+	return atomic_load(&fl->pages_written);
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * flush.h - the page cleaners: threads that write batches of the oldest
+ * dirty pages through the store's guard, obeying the WAL rule, when
+ * frames run short, when the redo log needs a checkpoint, or when too
+ * much of the pool is dirty; then they take the checkpoint.  Writers
+ * wait here (ut_flush_log_free_check) when the log is nearly full.
+ */
+#ifndef UNTORN_FLUSH_H
+#define UNTORN_FLUSH_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <untorn/latch.h>
+#include <untorn/ring.h>
+#include "buf/bpool.h"
+#include "buf/checkpoint.h"
+#include "guard/guard.h"
+#include "log/redo.h"
+
+struct ut_flush;
+
+/* One batch's buffers: a cleaner thread's, or a caller's (flush_all). */
+struct ut_cleaner {
+	struct ut_flush *fl;
+	pthread_t thread;
+	unsigned char *buf;		/* dblwr header + batch page images */
+	struct ut_frame **frames;
+	uint32_t *page_nos;
+	struct ut_io *ios;
+};
+
+struct ut_flush {
+	struct ut_bpool *pool;
+	struct ut_redo *log;
+	struct ut_page_guard *guard;
+	struct ut_checkpointer *ckpt;
+	unsigned batch;			/* pages per batch at most */
+	struct ut_mutex mutex;		/* everything below */
+	pthread_cond_t work_cond;	/* cleaners wait for work */
+	pthread_cond_t progress_cond;	/* waiters for a batch to be done */
+	uint64_t target_lsn;		/* flush pages older than this */
+	int free_wanted;
+	int stopping;
+	int fatal;			/* a failed page write: no more */
+	struct ut_cleaner *cleaners;
+	unsigned n_cleaners;
+	atomic_uint_fast64_t pages_written;
+};
+
+void ut_flush_init(struct ut_flush *fl, struct ut_bpool *pool,
+		   struct ut_redo *log, struct ut_page_guard *guard,
+		   struct ut_checkpointer *ckpt, unsigned batch);
+int ut_cleaners_start(struct ut_flush *fl, unsigned n);
+void ut_cleaners_stop(struct ut_flush *fl);
+
+int ut_cleaner_alloc(struct ut_flush *fl, struct ut_cleaner *c);
+void ut_cleaner_free(struct ut_cleaner *c);
+/* Flushes one batch of the oldest dirty pages with c's buffer; returns
+ * the pages written, 0 when none could be taken, or -errno (then every
+ * later call fails too: ut_flush_fatal). */
+int ut_flush_batch(struct ut_flush *fl, struct ut_cleaner *c);
+/* Every dirty page, by the calling thread. */
+int ut_flush_all(struct ut_flush *fl);
+
+/* Callbacks for the log (need_space: flush up to half the log behind
+ * its head) and the pool (need_free: flush so frames come free); arg is
+ * the struct ut_flush. */
+void ut_flush_want_log_space(void *arg);
+void ut_flush_want_free(void *arg);
+/* Called before a row operation latches anything: when the log is 5/8
+ * full, asks the cleaners for a checkpoint and waits until there is room
+ * again, instead of failing later with the log full (InnoDB's
+ * log_free_check). */
+void ut_flush_log_free_check(struct ut_flush *fl);
+/* Waits up to ns for a cleaner to finish a batch; nonzero once the
+ * cleaners are stopping. */
+int ut_flush_wait_progress(struct ut_flush *fl, uint64_t ns);
+/* The error that stopped page writes, or 0. */
+int ut_flush_fatal(const struct ut_flush *fl);
+uint64_t ut_flush_pages_written(struct ut_flush *fl);
+
+#endif

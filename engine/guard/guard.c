@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+/*
+ * guard.c - the table of guards, opening and closing the one a store
+ * uses, and the write path every guard shares: pages in place with one
+ * io_uring submission, then the data file's fdatasync.
+ */
+#include <errno.h>
+#include <string.h>
+#include "guard/guard.h"
+
+static const struct ut_guard_ops *const ut_guard_table[] = {
+	[UT_GUARD_NONE] = &ut_guard_none,
+	[UT_GUARD_DOUBLEWRITE] = &ut_guard_doublewrite,
+	[UT_GUARD_JOURNAL] = &ut_guard_journal,
+	[UT_GUARD_ATOMIC] = &ut_guard_atomic,
+};
+
+const struct ut_guard_ops *ut_guard_ops(uint32_t id)
+{
+	if (id >= sizeof(ut_guard_table) / sizeof(ut_guard_table[0]))
+		return NULL;
+	return ut_guard_table[id];
+}
+
+int ut_guard_open(struct ut_page_guard *g, uint32_t id, const struct ut_geom *geom,
+		  int data_fd, const char *dir, const uint8_t uuid[16],
+		  struct ut_err *err)
+{
+	memset(g, 0, sizeof(*g));
+	g->jw_fd = -1;
+	g->geom = geom;
+	g->data_fd = data_fd;
+	g->ops = ut_guard_ops(id);
+	if (!g->ops)
+		return ut_err_set(err, -EINVAL, "unknown guard %u; the superblock is damaged: restore the store from a backup",
+				  id);
+	return g->ops->open ? g->ops->open(g, dir, uuid, err) : 0;
+}
+
+void ut_guard_close(struct ut_page_guard *g)
+{
+	if (g->ops && g->ops->close)
+		g->ops->close(g);
+	g->ops = NULL;
+}
+
+int ut_guard_write_durable(struct ut_page_guard *g, struct ut_guard_batch *b,
+			   int rw_flags)
+{
+	uint32_t ps = g->geom->page_size;
+	unsigned i;
+	int ret;
+
+	for (i = 0; i < b->n; i++) {
+		ut_io_write(&b->ios[i], g->data_fd,
+			    b->buf + UT_DBLWR_HDR + (size_t)i * ps, ps,
+			    (uint64_t)b->page_nos[i] * ps);
+		b->ios[i].rw_flags = rw_flags;
+	}
+	ret = ut_ring_run(b->ring, b->ios, b->n);
+	return ret ? ret : ut_guard_sync_data(g, b);
+}
+
+int ut_guard_sync_data(struct ut_page_guard *g, struct ut_guard_batch *b)
+{
+	int ret;
+
+	ut_io_fdatasync(&b->ios[0], g->data_fd);
+	ret = ut_ring_run(b->ring, b->ios, 1);
+	atomic_fetch_add(&g->data_fsyncs, 1);
+	return ret;
+}

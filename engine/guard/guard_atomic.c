@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+/*
+ * guard_atomic.c - the atomic guard: each page is one O_DIRECT write
+ * with RWF_ATOMIC, which the filesystem or device lands all or nothing
+ * (XFS with reflink on Linux 6.16+, or hardware atomic units).
+ */
+#include "fscaps.h"
+#include "guard/guard.h"
+
+static int atomic_write(struct ut_page_guard *g, struct ut_guard_batch *b)
+{
+	return ut_guard_write_durable(g, b, RWF_ATOMIC);
+}
+
+const struct ut_guard_ops ut_guard_atomic = {
+	.id = UT_GUARD_ATOMIC,
+	.help = "each page is one O_DIRECT RWF_ATOMIC write, landed all or nothing",
+	.direct = UT_DIRECT_MUST,
+	.write = atomic_write,
+};

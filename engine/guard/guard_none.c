@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+/*
+ * guard_none.c - no guard: pages are overwritten in place and nothing
+ * repairs one a power cut tears.  For benchmarks (what a guard costs)
+ * and crash simulations that must see torn pages; init refuses it
+ * without --unsafe.
+ */
+#include "guard/guard.h"
+
+static int none_write(struct ut_page_guard *g, struct ut_guard_batch *b)
+{
+	return ut_guard_write_durable(g, b, 0);
+}
+
+const struct ut_guard_ops ut_guard_none = {
+	.id = UT_GUARD_NONE,
+	.help = "pages are overwritten in place, unprotected (benchmarks only)",
+	.direct = UT_DIRECT_MAY,
+	.write = none_write,
+};

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: MIT
+/*
+ * redo.c - the redo log file, the log buffer and group commit.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <untorn/crc32c.h>
+#include <untorn/sysio.h>
+#include "base/probes.h"
+#include "base/bytes.h"
+#include "io/file.h"
+#include "base/mem.h"
+#include "log/redo.h"
+
+#define LOG_MAGIC	"UNTORNLG"
+#define LOG_VERSION	1u
+#define LOG_BUF_SIZE	(8u << 20)
+#define BLK_LSN		0
+#define BLK_DATA_LEN	8
+#define BLK_FIRST_GROUP	10
+#define BLK_CRC		(UT_LOG_BLOCK - UT_LOG_BLOCK_TRL)
+#define SCAN_CHUNK	(1u << 20)
+
+/* ---- LSN arithmetic ------------------------------------------------- */
+
+uint64_t ut_lsn_add(uint64_t lsn, uint64_t n)
+{
+	uint64_t off, room;
+
+	while (n) {
+		off = lsn % UT_LOG_BLOCK;
+		room = UT_LOG_BLOCK_HDR + UT_LOG_PAYLOAD - off;
+		if (n < room)
+			return lsn + n;
+		lsn += room + UT_LOG_BLOCK_TRL + UT_LOG_BLOCK_HDR;
+		n -= room;
+	}
+	return lsn;
+}
+
+uint64_t ut_lsn_next_block(uint64_t lsn)
+{
+	if (lsn % UT_LOG_BLOCK == UT_LOG_BLOCK_HDR)
+		return lsn;
+	return (lsn / UT_LOG_BLOCK + 1) * UT_LOG_BLOCK + UT_LOG_BLOCK_HDR;
+}
+
+static uint64_t lsn_block(uint64_t lsn)
+{
+	return lsn / UT_LOG_BLOCK * UT_LOG_BLOCK;
+}
+
+static uint64_t lsn_file_off(const struct ut_redo *log, uint64_t lsn)
+{
+	return UT_LOG_HDR_SIZE + lsn % log->capacity;
+}
+
+/* ---- the file ------------------------------------------------------- */
+
+static void log_header(unsigned char *hdr, uint64_t capacity,
+		       const uint8_t uuid[16])
+{
+	memset(hdr, 0, UT_LOG_HDR_SIZE);
+	memcpy(hdr, LOG_MAGIC, 8);
+	put_le32(hdr + 8, LOG_VERSION);
+	put_le64(hdr + 16, capacity);
+	memcpy(hdr + 24, uuid, 16);
+	put_le32(hdr + 12, ut_crc32c(0, hdr + 16, UT_LOG_HDR_SIZE - 16));
+}
+
+int ut_redo_create(const char *path, uint64_t size, const uint8_t uuid[16],
+		   struct ut_err *err)
+{
+	uint64_t capacity = (size - UT_LOG_HDR_SIZE) / UT_LOG_BLOCK * UT_LOG_BLOCK;
+	unsigned char *hdr;
+	int ret;
+
+	hdr = ut_io_alloc(UT_LOG_HDR_SIZE);
+	if (!hdr)
+		return ut_err_set(err, -ENOMEM, "out of memory");
+	log_header(hdr, capacity, uuid);
+	ret = ut_file_create(path, UT_LOG_HDR_SIZE + capacity, hdr,
+			     UT_LOG_HDR_SIZE,
+			     "free space or choose a smaller --log-size", err);
+	free(hdr);
+	return ret;
+}
+
+static int log_check_header(const unsigned char *hdr, const uint8_t uuid[16],
+			    uint64_t *capacity)
+{
+	if (memcmp(hdr, LOG_MAGIC, 8))
+		return -EPROTO;
+	if (get_le32(hdr + 12) != ut_crc32c(0, hdr + 16, UT_LOG_HDR_SIZE - 16))
+		return -EBADMSG;
+	if (get_le32(hdr + 8) != LOG_VERSION)
+		return -ENOTSUP;
+	if (memcmp(hdr + 24, uuid, 16))
+		return -EXDEV;
+	*capacity = get_le64(hdr + 16);
+	if (*capacity < UT_LOG_SIZE_MIN / 2 || *capacity % UT_LOG_BLOCK ||
+	    *capacity > (1ull << 40))
+		return -EINVAL;
+	return 0;
+}
+
+int ut_redo_open(struct ut_redo *log, const char *path,
+		 const uint8_t uuid[16], struct ut_err *err)
+{
+	unsigned char *hdr;
+	struct stat sb;
+	ssize_t n;
+	int ret;
+
+	memset(log, 0, sizeof(*log));
+	snprintf(log->path, sizeof(log->path), "%s", path);
+	log->fd = ut_sys.open(path, O_RDWR, 0);
+	if (log->fd < 0)
+		return ut_err_set(err, log->fd, "%s: cannot open the redo log: %s; a store needs its %s",
+				  path, strerror(-log->fd), UT_LOG_FILE);
+	ret = -ENOMEM;
+	hdr = ut_io_alloc(UT_LOG_HDR_SIZE);
+	log->buf = ut_io_alloc(LOG_BUF_SIZE);
+	log->wbuf = ut_io_alloc(LOG_BUF_SIZE);
+	if (!hdr || !log->buf || !log->wbuf)
+		goto out_free;
+	n = ut_sys.pread(log->fd, hdr, UT_LOG_HDR_SIZE, 0);
+	ret = n == UT_LOG_HDR_SIZE ? log_check_header(hdr, uuid, &log->capacity) : -EPROTO;
+	if (ret) {
+		ut_err_set(err, ret, "%s: %s; restore the store's redo log from the same backup as its data file",
+			   path, ret == -EXDEV ? "the redo log belongs to another store" :
+			   ret == -EBADMSG ? "log header checksum mismatch" :
+			   ret == -ENOTSUP ? "unknown log format version" :
+			   "not an untorn redo log");
+		goto out_free;
+	}
+	ret = ut_sys.fstat(log->fd, &sb);
+	if (!ret && (uint64_t)sb.st_size < UT_LOG_HDR_SIZE + log->capacity) {
+		ret = ut_err_set(err, -EINVAL, "%s: truncated: %llu bytes, the header says %llu; restore the redo log from a backup",
+				 path, (unsigned long long)sb.st_size,
+				 (unsigned long long)(UT_LOG_HDR_SIZE + log->capacity));
+		goto out_free;
+	}
+	free(hdr);
+	log->buf_size = LOG_BUF_SIZE;
+	ut_mutex_init(&log->mutex, UT_LATCH_LOG);
+	ut_cond_init(&log->flushed_cond);
+	ut_cond_init(&log->space_cond);
+	return 0;
+
+out_free:
+	free(hdr);
+	free(log->buf);
+	free(log->wbuf);
+	ut_sys.close(log->fd);
+	return ret;
+}
+
+void ut_redo_close(struct ut_redo *log)
+{
+	ut_mutex_destroy(&log->mutex);
+	pthread_cond_destroy(&log->flushed_cond);
+	pthread_cond_destroy(&log->space_cond);
+	free(log->buf);
+	free(log->wbuf);
+	ut_sys.close(log->fd);
+}
+
+void ut_redo_start(struct ut_redo *log, uint64_t lsn, uint64_t ckpt)
+{
+	log->cur_lsn = lsn;
+	log->flushed_lsn = lsn;
+	log->buf_lsn = lsn_block(lsn);
+	log->ckpt_lsn = ckpt;
+	memset(log->buf, 0, UT_LOG_BLOCK);
+	put_le64(log->buf + BLK_LSN, log->buf_lsn);
+}
+
+/* ---- appending ------------------------------------------------------ */
+
+void ut_redo_append_locked(struct ut_redo *log, const void *group,
+			   size_t len, uint64_t *start, uint64_t *end)
+{
+	const unsigned char *src = group;
+	uint64_t lsn = log->cur_lsn, off, room;
+	unsigned char *blk;
+	size_t n;
+
+	*start = lsn;
+	blk = log->buf + (lsn_block(lsn) - log->buf_lsn);
+	if (!get_le16(blk + BLK_FIRST_GROUP))
+		put_le16(blk + BLK_FIRST_GROUP, lsn % UT_LOG_BLOCK);
+	while (len) {
+		off = lsn % UT_LOG_BLOCK;
+		room = UT_LOG_BLOCK_HDR + UT_LOG_PAYLOAD - off;
+		n = len < room ? len : room;
+		memcpy(log->buf + (lsn - log->buf_lsn), src, n);
+		src += n;
+		len -= n;
+		lsn = ut_lsn_add(lsn, n);
+		if (lsn % UT_LOG_BLOCK == UT_LOG_BLOCK_HDR) {
+			blk = log->buf + (lsn_block(lsn) - log->buf_lsn);
+			memset(blk, 0, UT_LOG_BLOCK_HDR);
+			put_le64(blk + BLK_LSN, lsn_block(lsn));
+		}
+	}
+	log->cur_lsn = lsn;
+	log->groups_appended++;
+	*end = lsn;
+}
+
+static uint64_t bytes_needed(size_t len)
+{
+	return (len / UT_LOG_PAYLOAD + 2) * UT_LOG_BLOCK;
+}
+
+int ut_redo_reserve(struct ut_redo *log, size_t len)
+{
+	uint64_t need = bytes_needed(len);
+	int ret;
+
+	if (need > log->buf_size / 2)
+		return -E2BIG;
+	ut_mutex_lock(&log->mutex);
+	for (;;) {
+		if (log->cur_lsn + need - log->buf_lsn > log->buf_size) {
+			ut_mutex_unlock(&log->mutex);
+			ret = ut_redo_flush_to(log, log->cur_lsn);
+			if (ret)
+				return ret;
+			ut_mutex_lock(&log->mutex);
+			continue;
+		}
+		if (log->cur_lsn + need - lsn_block(log->ckpt_lsn) >= log->capacity) {
+			if (log->need_space)
+				log->need_space(log->need_space_arg);
+			ut_cond_wait(&log->space_cond, &log->mutex,
+				     UT_LATCH_LOG, 100000000ull);
+			continue;
+		}
+		return 0;
+	}
+}
+
+void ut_redo_release(struct ut_redo *log)
+{
+	ut_mutex_unlock(&log->mutex);
+}
+
+/* ---- group commit --------------------------------------------------- */
+
+/* Copies [buf_lsn, end) into wbuf with each block's length and CRC. */
+static size_t log_snapshot(struct ut_redo *log, uint64_t end)
+{
+	uint64_t blk_lsn, used;
+	unsigned char *blk;
+	size_t off, len;
+
+	if (end % UT_LOG_BLOCK == UT_LOG_BLOCK_HDR)
+		len = lsn_block(end) - log->buf_lsn;
+	else
+		len = lsn_block(end) + UT_LOG_BLOCK - log->buf_lsn;
+	memcpy(log->wbuf, log->buf, len);
+	for (off = 0; off < len; off += UT_LOG_BLOCK) {
+		blk = log->wbuf + off;
+		blk_lsn = log->buf_lsn + off;
+		used = end > blk_lsn + UT_LOG_BLOCK_HDR ? end - blk_lsn - UT_LOG_BLOCK_HDR : 0;
+		if (used > UT_LOG_PAYLOAD)
+			used = UT_LOG_PAYLOAD;
+		put_le64(blk + BLK_LSN, blk_lsn);
+		put_le16(blk + BLK_DATA_LEN, used);
+		put_le32(blk + BLK_CRC, ut_crc32c(0, blk, BLK_CRC));
+	}
+	return len;
+}
+
+static int log_write(struct ut_redo *log, uint64_t from, size_t len)
+{
+	struct ut_ring *ring = ut_ring_thread();
+	uint64_t off = lsn_file_off(log, from);
+	uint64_t first = UT_LOG_HDR_SIZE + log->capacity - off;
+	struct ut_io ios[3];
+	unsigned n = 0;
+
+	if (!ring)
+		return -ENOMEM;
+	if (first > len)
+		first = len;
+	ut_io_write(&ios[n++], log->fd, log->wbuf, first, off);
+	if (first < len)
+		ut_io_write(&ios[n++], log->fd, log->wbuf + first, len - first,
+			    UT_LOG_HDR_SIZE);
+	ut_io_fdatasync(&ios[n++], log->fd);
+	ios[0].flags = UT_IO_LINK;
+	if (n == 3)
+		ios[1].flags = UT_IO_LINK;
+	/* the writer holds no lock here: ut_engine_stats reads these */
+	__atomic_fetch_add(&log->writes, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&log->fsyncs, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&log->bytes_written, len, __ATOMIC_RELAXED);
+	return ut_ring_run(ring, ios, n);
+}
+
+/* After a write up to end: drop the blocks before end's block. */
+static void log_compact(struct ut_redo *log, uint64_t end)
+{
+	uint64_t keep = lsn_block(end);
+	size_t tail;
+
+	if (keep <= log->buf_lsn)
+		return;
+	tail = lsn_block(log->cur_lsn) + UT_LOG_BLOCK - keep;
+	memmove(log->buf, log->buf + (keep - log->buf_lsn), tail);
+	log->buf_lsn = keep;
+}
+
+int ut_redo_flush_to(struct ut_redo *log, uint64_t lsn)
+{
+	uint64_t end, from, groups, t0;
+	size_t len;
+	int ret = 0;
+
+	ut_mutex_lock(&log->mutex);
+	if (lsn > log->cur_lsn)
+		lsn = log->cur_lsn;	/* nothing beyond the head to write */
+	while (log->flushed_lsn < lsn && !log->error) {
+		if (log->writer_active) {
+			ut_cond_wait(&log->flushed_cond, &log->mutex,
+				     UT_LATCH_LOG_FLUSH, 0);
+			continue;
+		}
+		log->writer_active = 1;
+		end = log->cur_lsn;
+		from = log->buf_lsn;
+		len = log_snapshot(log, end);
+		groups = log->groups_appended - log->groups_written;
+		log->groups_written = log->groups_appended;
+		ut_mutex_unlock(&log->mutex);
+		t0 = UT_PROBE_ENABLED(log__group__commit) ? ut_now_ns() : 0;
+		ret = log_write(log, from, len);
+		if (t0)
+			UT_PROBE(log__group__commit, groups, len, end,
+				 ut_now_ns() - t0);
+		ut_mutex_lock(&log->mutex);
+		log->writer_active = 0;
+		if (ret) {
+			log->error = ret;
+		} else {
+			log->flushed_lsn = end;
+			log_compact(log, end);
+		}
+		pthread_cond_broadcast(&log->flushed_cond);
+	}
+	if (log->flushed_lsn < lsn)
+		ret = log->error;
+	ut_mutex_unlock(&log->mutex);
+	return ret;
+}
+
+uint64_t ut_redo_current(struct ut_redo *log)
+{
+	uint64_t lsn;
+
+	ut_mutex_lock(&log->mutex);
+	lsn = log->cur_lsn;
+	ut_mutex_unlock(&log->mutex);
+	return lsn;
+}
+
+uint64_t ut_redo_checkpoint_lsn(struct ut_redo *log,
+				uint64_t (*oldest_dirty)(void *arg), void *arg)
+{
+	uint64_t lsn;
+
+	ut_mutex_lock(&log->mutex);
+	lsn = oldest_dirty(arg);
+	if (!lsn)
+		lsn = log->cur_lsn;
+	ut_mutex_unlock(&log->mutex);
+	return lsn;
+}
+
+void ut_redo_set_need_space(struct ut_redo *log, void (*need_space)(void *arg),
+			    void *arg)
+{
+	log->need_space = need_space;
+	log->need_space_arg = arg;
+}
+
+uint64_t ut_redo_age(struct ut_redo *log)
+{
+	uint64_t age;
+
+	ut_mutex_lock(&log->mutex);
+	age = log->cur_lsn - log->ckpt_lsn;
+	ut_mutex_unlock(&log->mutex);
+	return age;
+}
+
+void ut_redo_set_checkpoint(struct ut_redo *log, uint64_t ckpt)
+{
+	ut_mutex_lock(&log->mutex);
+	if (ckpt > log->ckpt_lsn)
+		log->ckpt_lsn = ckpt;
+	pthread_cond_broadcast(&log->space_cond);
+	ut_mutex_unlock(&log->mutex);
+}

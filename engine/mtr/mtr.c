@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mtr.c - mini-transactions: latching, logged page changes, commit.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "base/bytes.h"
+#include "mtr/mtr.h"
+
+void ut_mtr_start(struct ut_mtr *m, const struct ut_mtr_ctx *ctx)
+{
+	m->ctx = ctx;
+	m->len = 0;
+	m->n_recs = 0;
+	m->n_pages = 0;
+	m->err = 0;
+	if (m->cap)
+		m->len = UT_LOG_GROUP_HDR;
+}
+
+void ut_mtr_free(struct ut_mtr *m)
+{
+	free(m->rec);
+	m->rec = NULL;
+	m->cap = 0;
+}
+
+static struct ut_mtr_page *mtr_slot(struct ut_mtr *m, struct ut_frame *f)
+{
+	unsigned i;
+
+	for (i = 0; i < m->n_pages; i++)
+		if (m->pages[i].f == f)
+			return &m->pages[i];
+	return NULL;
+}
+
+static int mtr_track(struct ut_mtr *m, struct ut_frame *f,
+		     enum ut_latch_mode mode)
+{
+	struct ut_mtr_page *p;
+
+	if (m->n_pages == UT_MTR_MAX_PAGES)
+		return -E2BIG;
+	p = &m->pages[m->n_pages++];
+	memset(p, 0, sizeof(*p));
+	p->f = f;
+	p->mode = mode;
+	return 0;
+}
+
+int ut_mtr_get_flags(struct ut_mtr *m, uint32_t page_no,
+		     enum ut_latch_mode mode, unsigned get_flags,
+		     struct ut_frame **fp)
+{
+	int ret;
+
+	if (m->n_pages == UT_MTR_MAX_PAGES)
+		return -E2BIG;
+	ret = ut_bpool_get(m->ctx->pool, page_no, mode, get_flags, fp);
+	if (ret)
+		return ret;
+	return mtr_track(m, *fp, mode);
+}
+
+int ut_mtr_get(struct ut_mtr *m, uint32_t page_no, enum ut_latch_mode mode,
+	       struct ut_frame **fp)
+{
+	return ut_mtr_get_flags(m, page_no, mode, 0, fp);
+}
+
+void ut_mtr_release(struct ut_mtr *m, struct ut_frame *f)
+{
+	struct ut_mtr_page *p = mtr_slot(m, f);
+
+	if (!p || p->modified)
+		return;
+	ut_bpool_release(m->ctx->pool, f, p->mode);
+	*p = m->pages[--m->n_pages];
+}
+
+static int rec_reserve(struct ut_mtr *m, size_t n)
+{
+	unsigned char *grown;
+	size_t cap;
+
+	if (m->len + n <= m->cap)
+		return 0;
+	cap = m->cap ? m->cap * 2 : 4096;
+	while (cap < m->len + n + UT_LOG_GROUP_HDR)
+		cap *= 2;
+	grown = realloc(m->rec, cap);
+	if (!grown) {
+		m->err = -ENOMEM;
+		return -ENOMEM;
+	}
+	if (!m->cap)
+		m->len = UT_LOG_GROUP_HDR;	/* room for the group header */
+	m->rec = grown;
+	m->cap = cap;
+	return 0;
+}
+
+static void mark_block(struct ut_mtr *m, struct ut_frame *f, uint32_t block)
+{
+	struct ut_mtr_page *p = mtr_slot(m, f);
+
+	if (!p)
+		return;
+	p->modified = 1;
+	p->touched[block / 64] |= 1ull << (block % 64);
+}
+
+void ut_rec_apply_write(const struct ut_geom *g, struct ut_frame *f,
+			uint32_t block, uint32_t block_off,
+			const unsigned char *bytes, uint32_t len)
+{
+	memcpy(f->area + ut_page_logical(g, block, block_off), bytes, len);
+}
+
+void ut_rec_apply_init(const struct ut_geom *g, struct ut_frame *f,
+		       uint16_t type, uint16_t level)
+{
+	memset(f->area, 0, g->area_size);
+	f->meta.type = type;
+	f->meta.level = level;
+}
+
+void ut_mtr_write(struct ut_mtr *m, struct ut_frame *f, uint32_t off,
+		  const void *src, uint32_t len)
+{
+	const struct ut_geom *g = &m->ctx->pool->geom;
+	uint32_t block, boff, in_block, n;
+	unsigned char *r;
+
+	memmove(f->area + off, src, len);
+	while (len) {
+		ut_page_locate(g, off, &block, &boff, &in_block);
+		n = len < in_block ? len : in_block;
+		if (rec_reserve(m, UT_REC_WRITE_HDR + n))
+			return;
+		r = m->rec + m->len;
+		r[0] = UT_REC_WRITE;
+		put_le32(r + 1, f->page_no);
+		r[5] = block;
+		put_le16(r + 6, boff);
+		put_le16(r + 8, n);
+		memcpy(r + UT_REC_WRITE_HDR, f->area + off, n);
+		m->len += UT_REC_WRITE_HDR + n;
+		m->n_recs++;
+		mark_block(m, f, block);
+		off += n;
+		len -= n;
+	}
+}
+
+void ut_mtr_move(struct ut_mtr *m, struct ut_frame *f, uint32_t dst,
+		 uint32_t src, uint32_t len)
+{
+	if (!len)
+		return;
+	memmove(f->area + dst, f->area + src, len);
+	ut_mtr_write(m, f, dst, f->area + dst, len);
+}
+
+void ut_mtr_write16(struct ut_mtr *m, struct ut_frame *f, uint32_t off,
+		    uint16_t v)
+{
+	unsigned char b[2];
+
+	put_le16(b, v);
+	ut_mtr_write(m, f, off, b, 2);
+}
+
+void ut_mtr_write32(struct ut_mtr *m, struct ut_frame *f, uint32_t off,
+		    uint32_t v)
+{
+	unsigned char b[4];
+
+	put_le32(b, v);
+	ut_mtr_write(m, f, off, b, 4);
+}
+
+/* Logs INIT for a page this mtr holds X-latched and applies it. */
+static int mtr_init_page(struct ut_mtr *m, struct ut_frame *f, uint16_t type,
+			 uint16_t level)
+{
+	const struct ut_geom *g = &m->ctx->pool->geom;
+	struct ut_mtr_page *p = mtr_slot(m, f);
+	unsigned char *r;
+	uint32_t i;
+
+	if (!p)
+		return -EINVAL;
+	if (rec_reserve(m, UT_REC_INIT_SIZE))
+		return -ENOMEM;
+	ut_rec_apply_init(g, f, type, level);
+	r = m->rec + m->len;
+	r[0] = UT_REC_INIT;
+	put_le32(r + 1, f->page_no);
+	put_le16(r + 5, type);
+	put_le16(r + 7, level);
+	m->len += UT_REC_INIT_SIZE;
+	m->n_recs++;
+	p->modified = 1;
+	for (i = 0; i < g->n_blocks; i++)
+		p->touched[i / 64] |= 1ull << (i % 64);
+	return 0;
+}
+
+int ut_mtr_create(struct ut_mtr *m, uint32_t page_no, uint16_t type,
+		  uint16_t level, struct ut_frame **fp)
+{
+	int ret;
+
+	if (m->n_pages == UT_MTR_MAX_PAGES)
+		return -E2BIG;
+	if (rec_reserve(m, UT_REC_INIT_SIZE))
+		return -ENOMEM;
+	ret = ut_bpool_create(m->ctx->pool, page_no, fp);
+	if (ret)
+		return ret;
+	mtr_track(m, *fp, UT_X);
+	return mtr_init_page(m, *fp, type, level);
+}
+
+int ut_mtr_reinit(struct ut_mtr *m, struct ut_frame *f, uint16_t type,
+		  uint16_t level)
+{
+	return mtr_init_page(m, f, type, level);
+}
+
+static void mtr_release_all(struct ut_mtr *m)
+{
+	unsigned i;
+
+	for (i = m->n_pages; i-- > 0;)
+		ut_bpool_release(m->ctx->pool, m->pages[i].f, m->pages[i].mode);
+	m->n_pages = 0;
+}
+
+static void stamp_page(struct ut_mtr_page *p, uint32_t n_blocks,
+		       uint64_t end)
+{
+	uint32_t b;
+
+	for (b = 0; b < n_blocks; b++)
+		if (p->touched[b / 64] & (1ull << (b % 64)))
+			p->f->meta.blk_lsn[b] = end;
+	p->f->meta.page_lsn = end;
+}
+
+uint64_t ut_mtr_commit(struct ut_mtr *m)
+{
+	const struct ut_mtr_ctx *ctx = m->ctx;
+	uint64_t start, end;
+	unsigned i;
+	int ret;
+
+	if (!m->n_recs || m->err) {
+		mtr_release_all(m);
+		return 0;
+	}
+	put_le32(m->rec, m->len - UT_LOG_GROUP_HDR);
+	put_le16(m->rec + 4, m->n_recs);
+	ret = ut_redo_reserve(ctx->log, m->len);
+	if (ret) {
+		m->err = ret;
+		mtr_release_all(m);
+		return 0;
+	}
+	ut_redo_append_locked(ctx->log, m->rec, m->len, &start, &end);
+	ut_bpool_flush_list_lock(ctx->pool);
+	for (i = 0; i < m->n_pages; i++) {
+		if (!m->pages[i].modified)
+			continue;
+		stamp_page(&m->pages[i], ctx->pool->geom.n_blocks, end);
+		ut_bpool_dirty_locked(ctx->pool, m->pages[i].f, start, end);
+	}
+	ut_bpool_flush_list_unlock(ctx->pool);
+	ut_redo_release(ctx->log);
+	mtr_release_all(m);
+	m->len = UT_LOG_GROUP_HDR;
+	m->n_recs = 0;
+	return end;
+}
+
+void ut_mtr_abort(struct ut_mtr *m)
+{
+	mtr_release_all(m);
+	m->len = m->cap ? UT_LOG_GROUP_HDR : 0;
+	m->n_recs = 0;
+}
