@@ -6,7 +6,9 @@
 #
 #   make                 build into build/
 #   make test            run the KTAP test suite (tests/)
-#   make check           install build dependencies if missing, build, test
+#   make check           install build dependencies if missing, build,
+#                        check-layers, test
+#   make check-layers    every include in the library goes down its layers
 #   make check SANITIZE=address,undefined   the suite under ASan + UBSan
 #   make tsan            ThreadSanitizer on the multi-threaded tests
 #   make fuzz FUZZ_SECONDS=30   every libFuzzer harness for that long
@@ -64,7 +66,7 @@ HAVE_FUSE3 := $(shell pkg-config --exists fuse3 && echo yes)
 
 .PHONY: deps-fuzz deps-lint
 .PHONY: all test check deps demo install uninstall clean crash-test tsan fuzz fuzz-build lint \
-	test-build kernel-matrix kernel-test kmod
+	test-build kernel-matrix kernel-test kmod check-layers
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(UNTORN) $(FSCHECK) $(JWWRITE) $(if $(HAVE_FUSE3),$(HDD))
 
@@ -191,7 +193,12 @@ deps-lint:
 
 check: deps
 	$(MAKE) all
+	$(MAKE) check-layers
 	$(MAKE) test
+
+# every include in the library goes down its layers (engine/LAYERS)
+check-layers:
+	dev/check-layers
 
 # installs what is missing first when root (as check does)
 demo: $(if $(filter 0,$(shell id -u)),deps)
