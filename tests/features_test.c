@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
@@ -344,6 +345,29 @@ static void feature_dj_odirect(const char *dir)
 	close(fd);
 }
 
+/*
+ * tracefs mounted for the tracepoint cases: as root on a machine that has
+ * not mounted it (a fresh CI machine), mount it, as bpftrace users must;
+ * returns 1 when this mounted it, for tracefs_unmount
+ */
+static int tracefs_mount(void)
+{
+	if (!access("/sys/kernel/tracing/events", F_OK) ||
+	    !access("/sys/kernel/debug/tracing/events", F_OK) || geteuid())
+		return 0;
+	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL)) {
+		ktap_diag("cannot mount tracefs on /sys/kernel/tracing: %s", strerror(errno));
+		return 0;
+	}
+	return 1;
+}
+
+static void tracefs_unmount(int mounted)
+{
+	if (mounted && umount("/sys/kernel/tracing"))
+		ktap_diag("cannot unmount /sys/kernel/tracing: %s", strerror(errno));
+}
+
 /* a tracepoint under tracefs, or the reason it cannot be looked at */
 static void feature_tracepoint(const char *name, const char *alt, const char *note)
 {
@@ -376,7 +400,7 @@ static void feature_tracepoint(const char *name, const char *alt, const char *no
 int main(void)
 {
 	const char *dir = test_scratch_dir("features");
-	int fd;
+	int fd, traced;
 
 	ktap_plan(15);
 	snprintf(probe_path, sizeof(probe_path), "%s/probe", dir);
@@ -400,10 +424,12 @@ int main(void)
 	feature_rwf_atomic();
 	feature_dj_odirect(dir);
 	feature_bdev_atomic();
+	traced = tracefs_mount();
 	feature_tracepoint("block/block_io_start", "block/block_getrq", "Linux >= 6.5; ebpf/old/io-latency.bt uses block_getrq");
 	feature_tracepoint("io_uring/io_uring_submit_req", "io_uring/io_uring_submit_sqe", "Linux >= 6.4; ebpf/old/uring.bt uses submit_sqe");
 	feature_tracepoint("jbd2/jbd2_run_stats", "jbd2/jbd2_start_commit", "jbd2-commit.bt; CONFIG_JBD2");
 	feature_tracepoint("io_uring/io_uring_queue_async_work", "io_uring/io_uring_create", "uring.bt's io-wq punts");
+	tracefs_unmount(traced);
 	close(fd);
 	return ktap_finish();
 }
