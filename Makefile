@@ -87,7 +87,7 @@ $(UNTORN): $(CLI_OBJS) $(STATIC_LIB)
 	$(CC) -o $@ $(CLI_OBJS) $(STATIC_LIB) $(LDFLAGS) $(LDLIBS)
 
 # the HDD model (scripts/emulate-hdd), built when libfuse3-dev is installed
-$(HDD): scripts/hdd/untorn-hdd.c
+$(HDD): fs-integration/untorn-hdd.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -Wall -Wextra -Werror $(CFLAGS) $$(pkg-config --cflags fuse3) \
 		-o $@ $< $$(pkg-config --libs fuse3) -lm -lpthread
@@ -154,18 +154,18 @@ fuzz: fuzz-build
 
 # 200 power cuts per guard x filesystem (root; takes long, prints progress)
 crash-test: all
-	scripts/crash-matrix --trials $(or $(TRIALS),200)
+	dev/crash-matrix --trials $(or $(TRIALS),200)
 
-# the kernel matrix (scripts/kernel-matrix): Debian's 6.1 and 6.12 and
+# the kernel matrix (dev/kernel-matrix): Debian's 6.1 and 6.12 and
 # the host; quick for CI (probes, the tests that ask the kernel
 # something, a few power-cut replay points per guard; both guests at
 # once), full for every flush point and the long tests
 KM_OUT ?= $(BUILD)/kernel-matrix
 kernel-matrix: test-build
-	scripts/kernel-matrix --suite quick --jobs 2 --out $(KM_OUT)
+	dev/kernel-matrix --suite quick --jobs 2 --out $(KM_OUT)
 
 kernel-test: test-build
-	scripts/kernel-matrix --suite full --out $(KM_OUT)-full
+	dev/kernel-matrix --suite full --out $(KM_OUT)-full
 
 # the untorn_jw module (top-level Kbuild, fs-integration/kmod/) for one
 # kernel, from its headers (Debian: linux-headers-RELEASE), into
@@ -183,13 +183,13 @@ kmod:
 	$(MAKE) -C $(KDIR) M=$$stage modules && echo "built $$stage/untorn_jw.ko"
 
 deps:
-	scripts/install-deps
+	dev/install-deps
 
 deps-fuzz:
-	scripts/install-deps fuzz
+	dev/install-deps fuzz
 
 deps-lint:
-	scripts/install-deps lint
+	dev/install-deps lint
 
 check: deps
 	$(MAKE) all

@@ -101,9 +101,13 @@ for f in bin/untorn-fscheck bin/untorn-jw-write bin/untorn-mkfs-journal bin/unto
 	 share/man/man1/untorn.1 share/man/man8/untorn-fscheck.8; do
 	[ -e "$prefix/usr/$f" ] || missing="$missing $f"
 done
+# scripts/ holds what users run: every program there is installed
+for f in "$TOP"/scripts/*; do
+	[ -f "$f" ] && [ -x "$f" ] && [ ! -e "$prefix/usr/bin/untorn-${f##*/}" ] && missing="$missing bin/untorn-${f##*/}"
+done
 [ -z "$missing" ] || echo "# missing:$missing"
 [ -z "$missing" ]
-ok $? "scripts (as untorn-NAME), bpftrace scripts, fio jobs and man pages installed"
+ok $? "every program in scripts/ (as untorn-NAME), bpftrace scripts, fio jobs and man pages installed"
 
 # every installed script answers --help through its bin/ link
 bad=""

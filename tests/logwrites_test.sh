@@ -8,7 +8,7 @@
 # non-log, a truncated log and bad ranges in one line; logwrites-replay
 # and kernel-suite refuse bad input, and a device with a filesystem on
 # it, before touching anything.  (The replay itself against the kernel's
-# dm-log-writes runs in the guests of scripts/kernel-matrix.)
+# dm-log-writes runs in the guests of dev/kernel-matrix.)
 set -u
 
 top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -81,7 +81,7 @@ expect_refusal "no device" "$REPLAY" "$scratch/log" --replay "$scratch/nope/dev"
 ok $? "lw_replay refuses a non-log, a truncated log, bad ranges and tears: one line, exit 2"
 
 bad=0
-LR=$top/scripts/logwrites-replay
+LR=$top/dev/logwrites-replay
 expect_refusal "no --disk" "$LR"
 expect_refusal "bad guard" "$LR" --disk /dev/null --guard shield
 expect_refusal "bad fs" "$LR" --disk /dev/null --fs ntfs
@@ -91,7 +91,7 @@ expect_refusal "unknown option" "$LR" --bogus
 [ $bad -eq 0 ]
 ok $? "logwrites-replay refuses bad options in one line, exit 2"
 
-KS=$top/scripts/kernel-suite
+KS=$top/dev/kernel-suite
 bad=0
 expect_refusal "no --out" "$KS"
 expect_refusal "bad suite" "$KS" --out "$scratch/ks" --suite huge

@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# matrix_test.sh - scripts/kernel-matrix draws its matrix right: one row
+# matrix_test.sh - dev/kernel-matrix draws its matrix right: one row
 # per part and feature, one column per kernel, cells ok / skip (reason) / FAIL,
 # a column without results says why, exit 1 only for a FAIL, and under the
 # table each FAIL cell's own words (the end of a CI log is what is read);
-# bad input is one line and exit 2.  (Booting the guests is `scripts/kernel-matrix`
+# bad input is one line and exit 2.  (Booting the guests is `dev/kernel-matrix`
 # itself; this checks the part every run ends in, without qemu.)
 set -u
 
@@ -22,7 +22,7 @@ printf 'TAP version 13\n1..2\n# selftests: untorn: ring_test\n# not ok 3 inner c
 printf 'KTAP version 1\n1..1\nok 1 io_uring_setup\n' >"$scratch/a/host-6.18.features-ext4.ktap"
 : >"$scratch/a/6.6.none.ktap"
 echo "cannot install the 6.6 kernel" >"$scratch/a/6.6.why"
-"$top/scripts/kernel-matrix" --from "$scratch/a" >"$scratch/out" 2>&1
+"$top/dev/kernel-matrix" --from "$scratch/a" >"$scratch/out" 2>&1
 rc=$?
 sed 's/^/# /' "$scratch/out"
 grep -q '^| feature / test | host-6.18 | 6.1 | 6.6 | 6.12 |$' "$scratch/a/matrix.md" &&
@@ -43,7 +43,7 @@ ok $? "a column without results says why; matrix.json holds the same cells"
 
 mkdir -p "$scratch/c"
 printf 'KTAP version 1\n1..2\n    KTAP version 1\n    1..2\n    ok 1 fine\n    # slot count 11, batches 12\n    not ok 2 dblwr-wait.bt: one slot per batch\nnot ok 1 selftests: untorn: ebpf_test.sh # exit=1\n# point 1/2: ok\n# logwrites-replay: entry 9: kernel: JBD2: journal transaction 5 is corrupt.\n# logwrites-replay: 2 points, 1 unmountable\nnot ok 2 replay journal: 2 points, 1 unmountable\n' >"$scratch/c/6.1.suite.ktap"
-"$top/scripts/kernel-matrix" --from "$scratch/c" >"$scratch/out-c" 2>&1
+"$top/dev/kernel-matrix" --from "$scratch/c" >"$scratch/out-c" 2>&1
 sed -n '/^FAIL/,$p' "$scratch/out-c" | sed 's/^/# /'
 tail -n +"$(grep -n '^FAIL' "$scratch/out-c" | head -1 | cut -d: -f1)" "$scratch/out-c" >"$scratch/fails"
 grep -q '^FAIL 6.1 suite: selftests: untorn: ebpf_test.sh' "$scratch/fails" &&
@@ -56,14 +56,14 @@ grep -q '^FAIL 6.1 suite: selftests: untorn: ebpf_test.sh' "$scratch/fails" &&
 ok $? "under the table, each FAIL cell's failed cases with the comments before them, or its comments that quote the kernel"
 
 cp "$scratch/a/6.12.features-ext4.ktap" "$scratch/b/"
-"$top/scripts/kernel-matrix" --from "$scratch/b" >/dev/null 2>&1
+"$top/dev/kernel-matrix" --from "$scratch/b" >/dev/null 2>&1
 [ $rc -eq 1 ] && [ $? -eq 0 ]
 ok $? "exit 1 only when a cell is FAIL (got $rc with a FAIL, 0 without)"
 
 bad=0
 for args in "--kernels 5.4 --from $scratch/b" "--from $scratch/none" "--timeout x" "--suite huge" "--bogus"; do
 	# shellcheck disable=SC2086
-	"$top/scripts/kernel-matrix" $args >/dev/null 2>"$scratch/err"
+	"$top/dev/kernel-matrix" $args >/dev/null 2>"$scratch/err"
 	r=$?
 	{ [ $r -eq 2 ] && [ "$(wc -l <"$scratch/err")" -eq 1 ]; } || { echo "# $args: exit $r"; bad=1; }
 done

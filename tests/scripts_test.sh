@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# scripts_test.sh - the user's face of every script in scripts/: --help
+# scripts_test.sh - the user's face of every script in scripts/ (what
+# users run, installed) and dev/ (run from a clone: CI, tests, the kernel
+# matrix): --help
 # prints a USAGE and exits 0; an unknown option, no root, or a missing
 # tool is one line on stderr naming the cause (the Debian package for a
 # tool) and exit 2, with nothing changed: no file touched, no loop device
@@ -14,8 +16,10 @@ trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
 ktap_plan 6
 
-SCRIPTS="bench-matrix bt-plot crash-kill9 crash-matrix crash-sim demo emulate-hdd fio-compare kernel-matrix kernel-suite logwrites-replay
-	 install-deps mkfs-atomic mkfs-journal profile profile-overhead scan-matrix"
+# paths under the top folder
+SCRIPTS="scripts/bench-matrix scripts/bt-plot scripts/crash-sim scripts/demo scripts/emulate-hdd scripts/fio-compare
+	 scripts/mkfs-atomic scripts/mkfs-journal scripts/profile scripts/profile-overhead scripts/scan-matrix
+	 dev/crash-kill9 dev/crash-matrix dev/kernel-matrix dev/kernel-suite dev/logwrites-replay dev/install-deps"
 # bad values, each refused before anything is made
 BAD_CMDS=("demo --rows 0 --dir $scratch/d" "demo --seconds x --dir $scratch/d" "fio-compare --dir $scratch --size xyz --out $scratch/o"
 	  "fio-compare --dir $scratch --runtime 1.5 --out $scratch/o" "profile --scripts nosuch --out $scratch/o -- true"
@@ -35,10 +39,11 @@ BAD_CMDS=("demo --rows 0 --dir $scratch/d" "demo --seconds x --dir $scratch/d" "
 	  "mkfs-journal $scratch/new.img --size 1G --mount $scratch/no/such/m")
 
 # the root-only ones, each with arguments that would make it act
-ROOT_CMDS=("mkfs-journal $scratch/img --mount $scratch/m" "mkfs-atomic $scratch/img --mount $scratch/m" "emulate-hdd start --size 64M"
-	   "profile -- true" "scan-matrix --out $scratch/o" "bench-matrix --out $scratch/o"
-	   "crash-sim --trials 1" "profile-overhead --dir $scratch" "logwrites-replay --disk $scratch/img"
-	   "kernel-suite --out $scratch/o" "kernel-matrix --out $scratch/o --kernels 6.1")
+ROOT_CMDS=("scripts/mkfs-journal $scratch/img --mount $scratch/m" "scripts/mkfs-atomic $scratch/img --mount $scratch/m"
+	   "scripts/emulate-hdd start --size 64M" "scripts/profile -- true" "scripts/scan-matrix --out $scratch/o"
+	   "scripts/bench-matrix --out $scratch/o" "scripts/crash-sim --trials 1" "scripts/profile-overhead --dir $scratch"
+	   "dev/logwrites-replay --disk $scratch/img" "dev/kernel-suite --out $scratch/o"
+	   "dev/kernel-matrix --out $scratch/o --kernels 6.1")
 
 # one_line_exit2 NAME CMD...: exit 2, exactly one line on stderr
 one_line_exit2() {
@@ -54,7 +59,7 @@ one_line_exit2() {
 
 bad=""
 for s in $SCRIPTS; do
-	"$top/scripts/$s" --help 2>&1 | grep -q 'USAGE' || bad="$bad $s"
+	"$top/$s" --help 2>&1 | grep -q 'USAGE' || bad="$bad $s"
 done
 [ -z "$bad" ] || echo "# no USAGE from --help:$bad"
 [ -z "$bad" ]
@@ -62,8 +67,8 @@ ok $? "every script prints its USAGE with --help ($(echo $SCRIPTS | wc -w) scrip
 
 bad=""
 for s in $SCRIPTS; do
-	[ $s = bt-plot ] && continue	# positional arguments only
-	one_line_exit2 "$s" "$top/scripts/$s" --no-such-option || bad="$bad $s"
+	[ $s = scripts/bt-plot ] && continue	# positional arguments only
+	one_line_exit2 "$s" "$top/$s" --no-such-option || bad="$bad $s"
 	grep -q 'no-such-option' "$scratch/err" || bad="$bad $s(not named)"
 done
 [ -z "$bad" ] || echo "# failed:$bad"
@@ -85,7 +90,7 @@ else
 	before=$(sha256sum <"$scratch/img") loops=$(losetup -a 2>/dev/null | wc -l) bad=""
 	for c in "${ROOT_CMDS[@]}"; do
 		# shellcheck disable=SC2086
-		one_line_exit2 "$c" "${as_user[@]}" "$top/scripts/"$c || bad="$bad [$c]"
+		one_line_exit2 "$c" "${as_user[@]}" "$top/"$c || bad="$bad [$c]"
 		grep -q 'root' "$scratch/err" || bad="$bad [$c: root not named]"
 	done
 	[ "$(sha256sum <"$scratch/img")" = "$before" ] || bad="$bad [image changed]"
