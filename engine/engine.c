@@ -15,7 +15,7 @@
 #include "engine_int.h"
 #include "mtr/recover.h"
 
-#define LAZY_FLUSH_NS	100000000ull
+#define LAZY_FLUSH_NS 100000000ull
 
 void ut_engine_opts_default(struct ut_engine_opts *o)
 {
@@ -42,8 +42,7 @@ static void *log_writer_main(void *arg)
 
 /* ---- open / close --------------------------------------------------- */
 
-static int engine_files(struct ut_engine *eng, const char *dir,
-			struct ut_err *err)
+static int engine_files(struct ut_engine *eng, const char *dir, struct ut_err *err)
 {
 	char path[4200];
 	int ret;
@@ -63,16 +62,15 @@ static int engine_files(struct ut_engine *eng, const char *dir,
 /* The parts above the files: checkpoints, cleaners, the tree. */
 static void engine_parts_init(struct ut_engine *eng)
 {
-	ut_checkpointer_init(&eng->ckpt, &eng->pool, &eng->log, eng->store,
-			     &eng->space);
+	ut_checkpointer_init(&eng->ckpt, &eng->pool, &eng->log, eng->store, &eng->space);
 	ut_flush_init(&eng->flush, &eng->pool, &eng->log, &eng->guard,
 		      &eng->ckpt, eng->opts.batch);
 	ut_tree_init(&eng->tree, &eng->pool, &eng->log, &eng->space,
 		     eng->store->ckpt.root_page);
 }
 
-static int engine_recover(struct ut_engine *eng,
-			  struct ut_recovery_report *rep, struct ut_err *err)
+static int engine_recover(struct ut_engine *eng, struct ut_recovery_report *rep,
+			  struct ut_err *err)
 {
 	const struct ut_recovery_ctx rc = {
 		.store = eng->store,
@@ -197,12 +195,12 @@ static int row_error(struct ut_engine *eng, int ret, struct ut_err *err)
 	if (ret == -ENOSPC || ret == -EDQUOT)
 		return ut_err_set(err, ret, "%s: no space left to grow the data file; free space on the filesystem, then retry (committed rows are safe)",
 				  eng->store->data_path);
-	return ut_err_set(err, ret, "%s: write failed: %s", eng->store->data_path,
-			  strerror(-ret));
+	return ut_err_set(err, ret, "%s: write failed: %s",
+			  eng->store->data_path, strerror(-ret));
 }
 
-int ut_put(struct ut_engine *eng, uint64_t key, const void *val,
-	   uint32_t len, struct ut_err *err)
+int ut_put(struct ut_engine *eng, uint64_t key, const void *val, uint32_t len,
+	   struct ut_err *err)
 {
 	uint64_t lsn = 0;
 	int ret;
@@ -210,7 +208,8 @@ int ut_put(struct ut_engine *eng, uint64_t key, const void *val,
 	if (ut_flush_fatal(&eng->flush))
 		return row_error(eng, ut_flush_fatal(&eng->flush), err);
 	if (len > ut_engine_value_max(eng))
-		return ut_err_set(err, -E2BIG, "value of %u bytes is larger than %u, 1/8 of a page's record area",
+		return ut_err_set(err, -E2BIG,
+				  "value of %u bytes is larger than %u, 1/8 of a page's record area",
 				  len, ut_engine_value_max(eng));
 	ut_flush_log_free_check(&eng->flush);
 	ret = ut_btree_put(&eng->tree, key, val, len, &lsn);
@@ -236,8 +235,7 @@ int ut_delete(struct ut_engine *eng, uint64_t key, struct ut_err *err)
 	return ret ? row_error(eng, ret, err) : 0;
 }
 
-int ut_get(struct ut_engine *eng, uint64_t key, void *buf, uint32_t cap,
-	   uint32_t *len)
+int ut_get(struct ut_engine *eng, uint64_t key, void *buf, uint32_t cap, uint32_t *len)
 {
 	return ut_btree_get(&eng->tree, key, buf, cap, len);
 }
@@ -256,7 +254,8 @@ void ut_engine_stats(struct ut_engine *eng, struct ut_engine_stats *s)
 	s->commits = atomic_load(&eng->commits);
 	s->pages_written = ut_flush_pages_written(&eng->flush);
 	s->page_bytes_written = s->pages_written * eng->geom.page_size;
-	s->redo_bytes_written = __atomic_load_n(&eng->log.bytes_written, __ATOMIC_RELAXED);
+	s->redo_bytes_written =
+		__atomic_load_n(&eng->log.bytes_written, __ATOMIC_RELAXED);
 	if (eng->guard.ops->stats)
 		eng->guard.ops->stats(&eng->guard, &gs);
 	s->dblwr_bytes_written = gs.copy_bytes_written;

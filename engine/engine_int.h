@@ -26,11 +26,11 @@ struct ut_engine {
 	struct ut_space space;
 	struct ut_bpool pool;
 	struct ut_redo log;
-	struct ut_page_guard guard;		/* how pages reach the disk whole */
+	struct ut_page_guard guard; /* how pages reach the disk whole */
 	struct ut_checkpointer ckpt;
 	struct ut_flush flush;
 	struct ut_tree tree;
-	pthread_t log_writer;		/* lazy commit: the redo every 100 ms */
+	pthread_t log_writer; /* lazy commit: the redo every 100 ms */
 	int log_writer_running;
 	atomic_uint_fast64_t commits;
 };

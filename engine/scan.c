@@ -18,17 +18,17 @@
 #include "tree/btree.h"
 #include "engine_int.h"
 
-#define LINEAR_RUN	4	/* sequential leaves that trigger linear */
-#define LINEAR_EXTENT	64	/* pages linear read-ahead fetches */
+#define LINEAR_RUN 4 /* sequential leaves that trigger linear */
+#define LINEAR_EXTENT 64 /* pages linear read-ahead fetches */
 
 struct scan_ra {
 	struct ut_engine *eng;
 	const struct ut_scan_opts *o;
 	struct ut_prefetch pf;
-	uint32_t *leaves;	/* logical: leaf page numbers in key order */
+	uint32_t *leaves; /* logical: leaf page numbers in key order */
 	size_t n_leaves, pos;
-	size_t ready_end;	/* leaves before this index are read ahead */
-	size_t next_start, inflight_end;	/* the batch in flight */
+	size_t ready_end; /* leaves before this index are read ahead */
+	size_t next_start, inflight_end; /* the batch in flight */
 	uint32_t *sorted;
 	uint32_t last_page;
 	unsigned run;
@@ -70,7 +70,7 @@ static int logical_hook(struct scan_ra *ra, uint32_t next)
 	size_t b = ra->o->batch;
 
 	while (ra->pos < ra->n_leaves && ra->leaves[ra->pos] != next)
-		ra->pos++;	/* the tree may have changed: hints only */
+		ra->pos++; /* the tree may have changed: hints only */
 	if (ra->pf.active && (ra->pos >= ra->next_start || in_flight(ra, next))) {
 		ut_prefetch_finish(bp, &ra->pf);
 		ra->ready_end = ra->inflight_end;
@@ -87,7 +87,8 @@ static int logical_hook(struct scan_ra *ra, uint32_t next)
 	if (!ra->pf.active && ra->ready_end < ra->n_leaves) {
 		ra->next_start = ra->ready_end;
 		ra->inflight_end = ra->next_start + b < ra->n_leaves ?
-				   ra->next_start + b : ra->n_leaves;
+					   ra->next_start + b :
+					   ra->n_leaves;
 		if (submit_sorted(ra, ra->leaves + ra->next_start,
 				  ra->inflight_end - ra->next_start))
 			ut_prefetch_finish(bp, &ra->pf);
@@ -126,9 +127,8 @@ static int ra_hook(uint32_t next, void *user)
 	return linear_hook(ra, next);
 }
 
-int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
-		      void *user, const struct ut_scan_opts *o,
-		      struct ut_scan_stats *st)
+int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void *user,
+		      const struct ut_scan_opts *o, struct ut_scan_stats *st)
 {
 	struct ut_scan_opts opts = *o;
 	struct scan_ra ra = { .eng = eng, .o = &opts };
@@ -171,8 +171,7 @@ int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
 	st->pages_read = ps.reads - reads0;
 	st->page_size = eng->geom.page_size;
 	/* what the device read: pages kept, and holes read through */
-	st->bytes_read = (st->pages_read + ra.pf.hole_pages_total) *
-			 eng->geom.page_size;
+	st->bytes_read = (st->pages_read + ra.pf.hole_pages_total) * eng->geom.page_size;
 	st->submits = rs->submits - sub0;
 	/* synchronous reads are one SQE each; merged read-ahead is counted
 	 * per merged request */
@@ -224,4 +223,3 @@ int ut_engine_drop_caches(struct ut_engine *eng, double *resident)
 	*resident = file_resident(fd, eng->store->file_pages * eng->geom.page_size);
 	return 0;
 }
-

@@ -15,18 +15,18 @@
 #include "fscaps/fscaps.h"
 
 static const char help[] =
-"usage: untorn-fscheck PATH [--page-size SIZE] [--engine innodb|untorn] [--json]\n"
-"\n"
-"Reads what the filesystem under PATH guarantees (type, mount options such\n"
-"as data=journal and barriers, block size, O_DIRECT alignment, atomic write\n"
-"units, device, journal) and says whether turning a doublewrite buffer off\n"
-"is safe there:\n"
-"  for InnoDB/MariaDB (one LSN per page, default page size 16k), and\n"
-"  for untorn's journal and atomic guards (per-block LSNs).\n"
-"\n"
-"exit status: 0 safe, 1 unsafe, 2 error.  The status answers the InnoDB\n"
-"question unless --engine untorn is given (then: safe when a guard other\n"
-"than doublewrite is safe for untorn).\n";
+	"usage: untorn-fscheck PATH [--page-size SIZE] [--engine innodb|untorn] [--json]\n"
+	"\n"
+	"Reads what the filesystem under PATH guarantees (type, mount options such\n"
+	"as data=journal and barriers, block size, O_DIRECT alignment, atomic write\n"
+	"units, device, journal) and says whether turning a doublewrite buffer off\n"
+	"is safe there:\n"
+	"  for InnoDB/MariaDB (one LSN per page, default page size 16k), and\n"
+	"  for untorn's journal and atomic guards (per-block LSNs).\n"
+	"\n"
+	"exit status: 0 safe, 1 unsafe, 2 error.  The status answers the InnoDB\n"
+	"question unless --engine untorn is given (then: safe when a guard other\n"
+	"than doublewrite is safe for untorn).\n";
 
 static int parse_page_size(const char *s, uint32_t *out)
 {
@@ -69,8 +69,7 @@ static void facts_text(const struct ut_fscaps *c)
 	printf("filesystem      %s on %s, mounted at %s\n", c->mnt.fstype,
 	       c->mnt.source, c->mnt.mount_point);
 	printf("mount options   %s %s\n", c->mnt.mount_opts, c->mnt.super_opts);
-	printf("data mode       %s; commit %s; barriers %s\n",
-	       data_mode_name(c),
+	printf("data mode       %s; commit %s; barriers %s\n", data_mode_name(c),
 	       c->commit_s < 0 ? "default" : "set", c->barrier ? "on" : "OFF");
 	printf("block size      %u\n", c->fs_block);
 	if (!strcmp(c->mnt.fstype, "btrfs"))
@@ -81,20 +80,21 @@ static void facts_text(const struct ut_fscaps *c)
 	       c->dio_offset_align ? "yes" : "no or unknown", c->dio_mem_align,
 	       c->dio_offset_align);
 	printf("atomic writes   %u..%u bytes (statx), device %llu..%llu max %llu\n",
-	       c->atomic_min, c->atomic_max,
-	       (unsigned long long)c->dev_atomic_unit_min,
+	       c->atomic_min, c->atomic_max, (unsigned long long)c->dev_atomic_unit_min,
 	       (unsigned long long)c->dev_atomic_unit_max,
 	       (unsigned long long)c->dev_atomic_max);
 	printf("device          %s, %s\n", c->dev_name[0] ? c->dev_name : "none",
 	       c->rotational < 0 ? "rotational unknown" :
-	       c->rotational ? "rotational" : "non-rotational");
+	       c->rotational	 ? "rotational" :
+				   "non-rotational");
 	if (c->jbd2_max_txn_blocks)
 		printf("jbd2 journal    transactions of up to %u blocks (%u MiB)\n",
 		       c->jbd2_max_txn_blocks,
 		       (unsigned)((uint64_t)c->jbd2_max_txn_blocks * c->fs_block >> 20));
-	printf("untorn_jw       %s\n", c->jw_module ?
-	       "loaded: only a program that writes through /dev/untorn_jw (untorn's journal guard) gets whole-page transactions; InnoDB/MariaDB do not, and their verdict does not change" :
-	       "not loaded (no /dev/untorn_jw): it serves only programs that write through it (untorn's journal guard), never InnoDB/MariaDB");
+	printf("untorn_jw       %s\n",
+	       c->jw_module ?
+		       "loaded: only a program that writes through /dev/untorn_jw (untorn's journal guard) gets whole-page transactions; InnoDB/MariaDB do not, and their verdict does not change" :
+		       "not loaded (no /dev/untorn_jw): it serves only programs that write through it (untorn's journal guard), never InnoDB/MariaDB");
 }
 
 static void verdict_text(const char *who, const struct ut_verdict *v)
@@ -163,13 +163,15 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'p':
 			if (parse_page_size(optarg, &ps)) {
-				fprintf(stderr, "untorn-fscheck: page size '%s' is not a power of two from 4k to 64k; use e.g. --page-size 16k\n", optarg);
+				fprintf(stderr, "untorn-fscheck: page size '%s' is not a power of two from 4k to 64k; use e.g. --page-size 16k\n",
+					optarg);
 				return 2;
 			}
 			break;
 		case 'e':
 			if (strcmp(optarg, "innodb") && strcmp(optarg, "untorn")) {
-				fprintf(stderr, "untorn-fscheck: unknown engine '%s'; use --engine innodb or --engine untorn\n", optarg);
+				fprintf(stderr, "untorn-fscheck: unknown engine '%s'; use --engine innodb or --engine untorn\n",
+					optarg);
 				return 2;
 			}
 			untorn = !strcmp(optarg, "untorn");
@@ -201,8 +203,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ut_fscaps_innodb_verdict(&caps, ps, &v[0]);
-	ut_fscaps_verdict(&caps, "journal", ps, caps.fs_block < ps ? caps.fs_block : ps, &v[1]);
-	ut_fscaps_verdict(&caps, "atomic", ps, caps.fs_block < ps ? caps.fs_block : ps, &v[2]);
+	ut_fscaps_verdict(&caps, "journal", ps,
+			  caps.fs_block < ps ? caps.fs_block : ps, &v[1]);
+	ut_fscaps_verdict(&caps, "atomic", ps,
+			  caps.fs_block < ps ? caps.fs_block : ps, &v[2]);
 	ut_fscaps_verdict(&caps, "doublewrite", ps, ps, &v[3]);
 	if (as_json) {
 		report_json(&caps, ps, v);

@@ -40,11 +40,11 @@
 
 #define DISK_NAME "/disk.img"
 
-#define AGING_NS	1000000000ull	/* a request waiting longer goes next */
+#define AGING_NS 1000000000ull /* a request waiting longer goes next */
 
 /* a request waiting for the head */
 struct hdd_req {
-	uint64_t off, len;		/* len 0: a flush */
+	uint64_t off, len; /* len 0: a flush */
 	uint64_t arrival_ns;
 	int chosen;
 	pthread_cond_t chosen_cond;
@@ -55,17 +55,21 @@ struct hdd {
 	int fd;
 	uint64_t size;
 	double seek_min_ms, seek_max_ms, rpm, mbps, flush_ms, ncq;
-	pthread_mutex_t queue_lock;	/* everything below */
-	struct hdd_req *queue;		/* arrival order */
+	pthread_mutex_t queue_lock; /* everything below */
+	struct hdd_req *queue; /* arrival order */
 	int head_busy;
-	uint64_t head_pos;		/* byte after the last request */
-	uint64_t head_free_ns;		/* virtual clock: when the head is free */
+	uint64_t head_pos; /* byte after the last request */
+	uint64_t head_free_ns; /* virtual clock: when the head is free */
 	uint64_t requests, streamed, reordered, busy_ns;
 };
 
 static struct hdd hdd = {
-	.seek_min_ms = 0.5, .seek_max_ms = 6.0, .rpm = 7200, .mbps = 190,
-	.flush_ms = 4.0, .ncq = 32,
+	.seek_min_ms = 0.5,
+	.seek_max_ms = 6.0,
+	.rpm = 7200,
+	.mbps = 190,
+	.flush_ms = 4.0,
+	.ncq = 32,
 	.queue_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
@@ -99,8 +103,10 @@ static double position_ns(uint64_t off, uint64_t at_ns)
 	if (off == hdd.head_pos)
 		return 0;
 	dist = off > hdd.head_pos ? off - hdd.head_pos : hdd.head_pos - off;
-	seek = (hdd.seek_min_ms + (hdd.seek_max_ms - hdd.seek_min_ms) *
-		sqrt((double)dist / (hdd.size ? hdd.size : 1))) * 1e6;
+	seek = (hdd.seek_min_ms +
+		(hdd.seek_max_ms - hdd.seek_min_ms) *
+			sqrt((double)dist / (hdd.size ? hdd.size : 1))) *
+	       1e6;
 	arrive = fmod((at_ns + seek) / rotation_ns(), 1.0);
 	wait = angle_of(off) - arrive;
 	if (wait < 0)
@@ -130,10 +136,10 @@ static struct hdd_req *queue_pick(uint64_t at_ns)
 	unsigned seen = 0;
 
 	if (!best || at_ns - best->arrival_ns > AGING_NS || best->len == 0)
-		return best;	/* starving, or a flush: in order */
+		return best; /* starving, or a flush: in order */
 	for (r = hdd.queue; r && seen < (unsigned)hdd.ncq; r = r->next, seen++) {
 		if (!r->len)
-			break;	/* nothing passes a flush */
+			break; /* nothing passes a flush */
 		ns = position_ns(r->off, at_ns);
 		if (best_ns < 0 || ns < best_ns) {
 			best_ns = ns;
@@ -228,9 +234,8 @@ static int hdd_getattr(const char *path, struct stat *st, struct fuse_file_info 
 	return 0;
 }
 
-static int hdd_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
-		       off_t off, struct fuse_file_info *fi,
-		       enum fuse_readdir_flags flags)
+static int hdd_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t off,
+		       struct fuse_file_info *fi, enum fuse_readdir_flags flags)
 {
 	(void)off;
 	(void)fi;
@@ -247,7 +252,7 @@ static int hdd_open(const char *path, struct fuse_file_info *fi)
 {
 	if (strcmp(path, DISK_NAME))
 		return -ENOENT;
-	fi->direct_io = 1;	/* every request reaches the model */
+	fi->direct_io = 1; /* every request reaches the model */
 	return 0;
 }
 
@@ -282,7 +287,7 @@ static int hdd_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 	(void)path;
 	(void)datasync;
 	(void)fi;
-	occupy(0, 0);	/* the model's disk has no power to lose */
+	occupy(0, 0); /* the model's disk has no power to lose */
 	return 0;
 }
 
@@ -291,7 +296,7 @@ static void *hdd_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	cfg->direct_io = 1;
 	cfg->kernel_cache = 0;
 	conn->max_write = 1 << 20;
-	conn->max_read = 1 << 20;	/* must match -o max_read */
+	conn->max_read = 1 << 20; /* must match -o max_read */
 	/* let a command queue's worth of requests reach the model at once
 	 * (the kernel's default is 12 asynchronous requests) */
 	conn->max_background = 64;
@@ -308,14 +313,14 @@ static void hdd_destroy(void *data)
 }
 
 static const struct fuse_operations hdd_ops = {
-	.getattr	= hdd_getattr,
-	.readdir	= hdd_readdir,
-	.open		= hdd_open,
-	.read		= hdd_read,
-	.write		= hdd_write,
-	.fsync		= hdd_fsync,
-	.init		= hdd_init,
-	.destroy	= hdd_destroy,
+	.getattr = hdd_getattr,
+	.readdir = hdd_readdir,
+	.open = hdd_open,
+	.read = hdd_read,
+	.write = hdd_write,
+	.fsync = hdd_fsync,
+	.init = hdd_init,
+	.destroy = hdd_destroy,
 };
 
 static int parse_model(int *argc, char **argv)
@@ -344,7 +349,8 @@ static int parse_model(int *argc, char **argv)
 		if (i + 1 >= *argc || (*v = atof(argv[i + 1])) < 0 ||
 		    (v == &hdd.rpm && *v < 1) || (v == &hdd.mbps && *v <= 0) ||
 		    (v == &hdd.ncq && (*v < 1 || *v > 256))) {
-			fprintf(stderr, "untorn-hdd: %s needs a positive number\n", argv[i]);
+			fprintf(stderr, "untorn-hdd: %s needs a positive number\n",
+				argv[i]);
 			return -1;
 		}
 		i++;

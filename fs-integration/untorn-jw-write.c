@@ -28,24 +28,24 @@
 #include <untorn/parse.h>
 
 static const char usage[] =
-"usage: untorn-jw-write [--dsync] [--fill BYTE] [--count N] [--plain] [--syncer]\n"
-"                       [--json]\n"
-"                       FILE OFFSET LENGTH\n"
-"       untorn-jw-write --info\n"
-"Writes LENGTH bytes (at most 64 KiB) at OFFSET of FILE, an existing file on\n"
-"ext4 data=journal, in one jbd2 transaction through the untorn_jw module\n"
-"(/dev/untorn_jw).  The bytes come from standard input, or are BYTE repeated.\n"
-"  --dsync     fdatasync the range before returning\n"
-"  --fill B    write byte B (0-255) instead of reading standard input\n"
-"  --count N   N writes of LENGTH bytes one after the other from OFFSET (the\n"
-"              bytes of each from standard input, or BYTE), for workloads\n"
-"  --plain     the same writes with pwrite(2), without the module: stock ext4,\n"
-"              to compare with (no transaction to report)\n"
-"  --syncer    a second thread fdatasyncs FILE in a loop while the writes run:\n"
-"              jbd2 commits as often as they can be (where stock ext4 splits\n"
-"              pages between transactions)\n"
-"  --json      the result as one JSON object\n"
-"  --info      the module's version and limits\n";
+	"usage: untorn-jw-write [--dsync] [--fill BYTE] [--count N] [--plain] [--syncer]\n"
+	"                       [--json]\n"
+	"                       FILE OFFSET LENGTH\n"
+	"       untorn-jw-write --info\n"
+	"Writes LENGTH bytes (at most 64 KiB) at OFFSET of FILE, an existing file on\n"
+	"ext4 data=journal, in one jbd2 transaction through the untorn_jw module\n"
+	"(/dev/untorn_jw).  The bytes come from standard input, or are BYTE repeated.\n"
+	"  --dsync     fdatasync the range before returning\n"
+	"  --fill B    write byte B (0-255) instead of reading standard input\n"
+	"  --count N   N writes of LENGTH bytes one after the other from OFFSET (the\n"
+	"              bytes of each from standard input, or BYTE), for workloads\n"
+	"  --plain     the same writes with pwrite(2), without the module: stock ext4,\n"
+	"              to compare with (no transaction to report)\n"
+	"  --syncer    a second thread fdatasyncs FILE in a loop while the writes run:\n"
+	"              jbd2 commits as often as they can be (where stock ext4 splits\n"
+	"              pages between transactions)\n"
+	"  --json      the result as one JSON object\n"
+	"  --info      the module's version and limits\n";
 
 struct jw_args {
 	const char *path;
@@ -74,22 +74,39 @@ static int parse_args(int argc, char **argv, struct jw_args *a)
 	a->count = 1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'd': a->dsync = 1; break;
-		case 'j': a->json = 1; break;
-		case 'i': a->info = 1; break;
-		case 'p': a->plain = 1; break;
-		case 's': a->syncer = 1; break;
+		case 'd':
+			a->dsync = 1;
+			break;
+		case 'j':
+			a->json = 1;
+			break;
+		case 'i':
+			a->info = 1;
+			break;
+		case 'p':
+			a->plain = 1;
+			break;
+		case 's':
+			a->syncer = 1;
+			break;
 		case 'c':
 			if (ut_parse_size(optarg, 1u << 30, &a->count) || !a->count)
-				return fprintf(stderr, "untorn-jw-write: --count takes a number 1 or more, not '%s'\n", optarg), -EINVAL;
+				return fprintf(stderr, "untorn-jw-write: --count takes a number 1 or more, not '%s'\n",
+					       optarg),
+				       -EINVAL;
 			break;
 		case 'f':
 			if (ut_parse_size(optarg, 255, &v))
-				return fprintf(stderr, "untorn-jw-write: --fill takes a byte 0-255, not '%s'\n", optarg), -EINVAL;
+				return fprintf(stderr, "untorn-jw-write: --fill takes a byte 0-255, not '%s'\n",
+					       optarg),
+				       -EINVAL;
 			a->fill = (int)v;
 			break;
-		case 'h': fputs(usage, stdout); exit(0);
-		default: return -EINVAL;
+		case 'h':
+			fputs(usage, stdout);
+			exit(0);
+		default:
+			return -EINVAL;
 		}
 	}
 	if (a->info)
@@ -163,7 +180,8 @@ static void *syncer_run(void *arg)
 
 /* one write of the workload: through the module, or pwrite(2) with --plain */
 static ssize_t write_one(int jw_fd, int fd, const struct jw_args *a,
-			 const unsigned char *buf, uint64_t off, struct ut_jw_status *st)
+			 const unsigned char *buf, uint64_t off,
+			 struct ut_jw_status *st)
 {
 	ssize_t n;
 
@@ -194,14 +212,18 @@ static void report(const struct jw_args *a, const struct ut_jw_status *first,
 			       first->tid, last->tid, first->credits);
 		printf("}\n");
 	} else if (a->plain) {
-		printf("%s: %" PRIu64 " x %" PRIu64 " bytes from %" PRIu64 " with pwrite(2)\n",
+		printf("%s: %" PRIu64 " x %" PRIu64 " bytes from %" PRIu64
+		       " with pwrite(2)\n",
 		       a->path, a->count, a->len, a->off);
 	} else if (a->count == 1) {
-		printf("%s: %" PRIu64 " bytes at %" PRIu64 " in jbd2 transaction %u (%u credits reserved)\n",
+		printf("%s: %" PRIu64 " bytes at %" PRIu64
+		       " in jbd2 transaction %u (%u credits reserved)\n",
 		       a->path, a->len, a->off, first->tid, first->credits);
 	} else {
-		printf("%s: %" PRIu64 " x %" PRIu64 " bytes from %" PRIu64 ", each in one jbd2 transaction (%u to %u; %u credits reserved each)\n",
-		       a->path, a->count, a->len, a->off, first->tid, last->tid, first->credits);
+		printf("%s: %" PRIu64 " x %" PRIu64 " bytes from %" PRIu64
+		       ", each in one jbd2 transaction (%u to %u; %u credits reserved each)\n",
+		       a->path, a->count, a->len, a->off, first->tid, last->tid,
+		       first->credits);
 	}
 }
 
@@ -233,14 +255,17 @@ static int do_write(int jw_fd, const struct jw_args *a)
 	for (i = 0; i < a->count; i++) {
 		ret = read_input(buf, a->len, a->fill);
 		if (ret) {
-			fprintf(stderr, "untorn-jw-write: standard input ended before %" PRIu64 " bytes; give that many, or --fill\n",
+			fprintf(stderr,
+				"untorn-jw-write: standard input ended before %" PRIu64
+				" bytes; give that many, or --fill\n",
 				a->len * a->count);
 			goto out_stop_syncer;
 		}
 		ret = write_one(jw_fd, fd, a, buf, a->off + i * a->len, &st);
 		if (ret < 0) {
 			fprintf(stderr, "untorn-jw-write: %s: %s\n", a->path,
-				a->plain ? strerror((int)-ret) : ut_jw_strerror((int)ret));
+				a->plain ? strerror((int)-ret) :
+					   ut_jw_strerror((int)ret));
 			goto out_stop_syncer;
 		}
 		if (i == 0)

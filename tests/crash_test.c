@@ -216,9 +216,8 @@ static int torn_page_restored(unsigned k)
 		fclose(f);
 	ok = rc_put == 137 && rc_check == 1 && rc_rec == 0 && rc_clean == 0 &&
 	     strstr(buf, "from the doublewrite buffer");
-	ktap_diag("k=%u: put died %d, check %d, recover %d, check after %d: %.*s",
-		  k, rc_put, rc_check, rc_rec, rc_clean,
-		  (int)strcspn(buf, "\n"), buf);
+	ktap_diag("k=%u: put died %d, check %d, recover %d, check after %d: %.*s", k,
+		  rc_put, rc_check, rc_rec, rc_clean, (int)strcspn(buf, "\n"), buf);
 	return ok && run(out, UNTORN("get", dir, "7")) == 0;
 }
 
@@ -268,9 +267,9 @@ static int damaged_tail(int garbage, const char *want)
 		return 0;
 	memcpy(&used, blk + 8, 2);
 	if (garbage) {
-		blk[100] ^= 0xff;	/* checksum no longer matches */
+		blk[100] ^= 0xff; /* checksum no longer matches */
 	} else {
-		used = used > 8 ? used - 8 : 1;	/* the last group loses its end */
+		used = used > 8 ? used - 8 : 1; /* the last group loses its end */
 		memcpy(blk + 8, &used, 2);
 		crc = ut_crc32c(0, blk, 508);
 		memcpy(blk + 508, &crc, 4);
@@ -288,8 +287,7 @@ static int damaged_tail(int garbage, const char *want)
 	/* acknowledged commits of the damaged block may be gone: the device
 	 * lied; everything else must be consistent */
 	verify(&acks, &missing, &rows);
-	ok = rc_rec == 0 && strstr(buf, want) &&
-	     run(NULL, UNTORN("check", dir)) == 0;
+	ok = rc_rec == 0 && strstr(buf, want) && run(NULL, UNTORN("check", dir)) == 0;
 	acks_free(&acks);
 	return ok;
 }
@@ -337,7 +335,8 @@ static int root_raise_redone(unsigned nkeys, uint32_t vlen, int all_acked)
 {
 	/* a log large enough that no checkpoint or adaptive flush needs a
 	 * page write before the last key */
-	struct ut_init_opts io = { .page_size = 4096, .guard = UT_GUARD_DOUBLEWRITE,
+	struct ut_init_opts io = { .page_size = 4096,
+				   .guard = UT_GUARD_DOUBLEWRITE,
 				   .log_size = 256 << 20 };
 	unsigned char v[800], got[1024];
 	unsigned acked = 0, lost = 0, key;
@@ -369,7 +368,7 @@ static int root_raise_redone(unsigned nkeys, uint32_t vlen, int all_acked)
 			if (write(pipefd[1], &key, sizeof(key)) != sizeof(key))
 				_exit(5);
 		}
-		_exit(0);	/* power cut: nothing flushed, no checkpoint */
+		_exit(0); /* power cut: nothing flushed, no checkpoint */
 	}
 	close(pipefd[1]);
 	while (read(pipefd[0], &key, sizeof(key)) == sizeof(key))
@@ -410,13 +409,16 @@ int main(void)
 		ktap_diag("cannot make the store with %s", untorn);
 		return ktap_finish();
 	}
-	ktap_ok(kill9_trials(trials), "%u kill -9 trials during bench write --commit sync: every acknowledged commit survives, check clean, tree ordered",
+	ktap_ok(kill9_trials(trials),
+		"%u kill -9 trials during bench write --commit sync: every acknowledged commit survives, check clean, tree ordered",
 		trials);
 	for (k = 1; k < 4; k++)
 		ok &= torn_page_restored(k);
 	ktap_ok(ok, "a page write torn after k=1..3 blocks, then death: check sees it, recovery restores it from the doublewrite buffer");
-	ktap_ok(damaged_tail(0, "incomplete group"), "torn redo tail: recovery stops at the last complete group and says so");
-	ktap_ok(damaged_tail(1, "block checksum mismatch"), "garbage redo tail: recovery stops at the last valid block and says so");
+	ktap_ok(damaged_tail(0, "incomplete group"),
+		"torn redo tail: recovery stops at the last complete group and says so");
+	ktap_ok(damaged_tail(1, "block checksum mismatch"),
+		"garbage redo tail: recovery stops at the last valid block and says so");
 	ktap_ok(root_raise_redone(200, 100, 1) && root_raise_redone(3000, 480, 0),
 		"the root splits (to level 1, then 2) and the power goes before any page write: recovery redoes the new level, every acknowledged row is there");
 	return ktap_finish();

@@ -55,8 +55,8 @@ static int check_vectors(const char *impl,
 	for (i = 0; i < n; i++) {
 		got = fn(0, v[i].data, v[i].len);
 		if (got != v[i].crc) {
-			ktap_diag("%s: %s: got %08x, want %08x", impl, v[i].name,
-				  got, v[i].crc);
+			ktap_diag("%s: %s: got %08x, want %08x", impl,
+				  v[i].name, got, v[i].crc);
 			ok = 0;
 		}
 	}

@@ -23,7 +23,7 @@
 #define NKEYS 30000
 
 static char dir[300];
-static uint32_t model_len[NKEYS];	/* 0: absent */
+static uint32_t model_len[NKEYS]; /* 0: absent */
 static uint64_t model_ver[NKEYS];
 
 static int make_store(const char *name, uint32_t page_size)
@@ -68,8 +68,8 @@ static int model_matches(struct ut_engine *eng)
 		ret = ut_get(eng, k, val, sizeof(val), &len);
 		if (!model_len[k] != (ret == -ENOENT))
 			return 0;
-		if (!ret && (len != model_len[k] || row_check(val, len, k, &ver) ||
-			     ver != model_ver[k]))
+		if (!ret && (len != model_len[k] ||
+			     row_check(val, len, k, &ver) || ver != model_ver[k]))
 			return 0;
 	}
 	return 1;
@@ -300,17 +300,22 @@ int main(void)
 	if (make_store("model", 8192) || !(eng = open_engine(64 * 8192)))
 		return ktap_finish();
 	ok = random_ops(eng, 60000);
-	ktap_ok(ok && model_matches(eng), "60000 random puts/updates/deletes on 8k pages with a 64-page pool match the model");
+	ktap_ok(ok && model_matches(eng),
+		"60000 random puts/updates/deletes on 8k pages with a 64-page pool match the model");
 	ktap_ok(scan_matches(eng, 0) && scan_matches(eng, NKEYS / 3),
 		"range scans return every live key once, in key order");
-	ktap_ok(!ut_engine_close(eng, &err), "clean shutdown flushes everything (%s)", err.msg);
+	ktap_ok(!ut_engine_close(eng, &err),
+		"clean shutdown flushes everything (%s)", err.msg);
 	eng = open_engine(64 * 8192);
-	ktap_ok(eng && model_matches(eng) && scan_matches(eng, 0), "after reopening, the store matches the model");
-	ktap_ok(eng && random_ops(eng, 20000) && model_matches(eng), "20000 more operations after the restart");
+	ktap_ok(eng && model_matches(eng) && scan_matches(eng, 0),
+		"after reopening, the store matches the model");
+	ktap_ok(eng && random_ops(eng, 20000) && model_matches(eng),
+		"20000 more operations after the restart");
 	ktap_ok(eng && threads_ok(eng), "four writer threads and a reader at once");
 	if (eng)
 		ut_engine_close(eng, &err);
 	ktap_ok(edges(), "keys 0, 2^63 and 2^64-1, values of 24 bytes and of the 1/8-page limit; over the limit refused");
-	ktap_ok(enospc_load(), "ENOSPC growing the data file: clear error, committed rows survive, store reopens");
+	ktap_ok(enospc_load(),
+		"ENOSPC growing the data file: clear error, committed rows survive, store reopens");
 	return ktap_finish();
 }

@@ -33,7 +33,8 @@ static const char *next_dir(void)
 
 static int init_store(struct ut_err *err)
 {
-	struct ut_init_opts o = { .page_size = PS, .block_size = BS,
+	struct ut_init_opts o = { .page_size = PS,
+				  .block_size = BS,
 				  .guard = UT_GUARD_DOUBLEWRITE };
 
 	return ut_store_init(next_dir(), &o, err);
@@ -128,8 +129,7 @@ static int torn_write_reported(int k)
 	ok = ok && !check_store(&s) && s.bad_pages == 1 && torn_seen_block == k;
 	if (!ok)
 		ktap_diag("k=%d: ret %d done %u bad %llu torn at %d", k, ret,
-			  io.done, (unsigned long long)s.bad_pages,
-			  torn_seen_block);
+			  io.done, (unsigned long long)s.bad_pages, torn_seen_block);
 	return ok;
 }
 
@@ -189,7 +189,8 @@ static int init_fails_clean(int inject_enospc)
 		return 0;
 	ktap_diag("%s", err.msg);
 	return stat(dir, &sb) < 0 && errno == ENOENT &&
-	       strstr(err.msg, inject_enospc ? "no space left" : "cannot write the superblock");
+	       strstr(err.msg, inject_enospc ? "no space left" :
+					       "cannot write the superblock");
 }
 
 static int eintr_left;
@@ -234,13 +235,18 @@ static void run_mode(int fallback)
 		setenv("UNTORN_NO_URING", "1", 1);
 	else
 		unsetenv("UNTORN_NO_URING");
-	ktap_ok(short_writes_finished(), "%s: every write cut in half is finished; store checks clean", mode);
+	ktap_ok(short_writes_finished(),
+		"%s: every write cut in half is finished; store checks clean", mode);
 	for (k = 1; k < PS / BS; k++)
 		ok &= torn_write_reported(k);
-	ktap_ok(ok, "%s: page write torn after k blocks (k=1..3) fails with EIO; check reports torn at block k", mode);
-	ktap_ok(read_eio_reported(), "%s: EIO on read makes check fail with the pages named", mode);
-	ktap_ok(init_fails_clean(1), "%s: ENOSPC on fallocate: init fails, says so, leaves nothing", mode);
-	ktap_ok(init_fails_clean(0), "%s: EIO on fdatasync: init fails, says so, leaves nothing", mode);
+	ktap_ok(ok, "%s: page write torn after k blocks (k=1..3) fails with EIO; check reports torn at block k",
+		mode);
+	ktap_ok(read_eio_reported(),
+		"%s: EIO on read makes check fail with the pages named", mode);
+	ktap_ok(init_fails_clean(1),
+		"%s: ENOSPC on fallocate: init fails, says so, leaves nothing", mode);
+	ktap_ok(init_fails_clean(0),
+		"%s: EIO on fdatasync: init fails, says so, leaves nothing", mode);
 	ktap_ok(eintr_retried(fallback), "%s: EINTR is retried", mode);
 }
 

@@ -33,8 +33,8 @@
 #include "ktap.h"
 #include "testlib.h"
 
-#define PROBE_BYTES	(1u << 20)
-#define PAGE		16384u
+#define PROBE_BYTES (1u << 20)
+#define PAGE 16384u
 
 static char probe_path[512];
 
@@ -45,7 +45,8 @@ static int feature_uring(void)
 	int ret = io_uring_queue_init(8, &ring, 0);
 
 	if (ret) {
-		ktap_skip_case("io_uring_setup", "io_uring_setup: %s (kernel without io_uring, or io_uring_disabled / a seccomp filter)",
+		ktap_skip_case("io_uring_setup",
+			       "io_uring_setup: %s (kernel without io_uring, or io_uring_disabled / a seccomp filter)",
 			       strerror(-ret));
 		return ret;
 	}
@@ -57,8 +58,12 @@ static int feature_uring(void)
 /* the opcodes ring.c submits, announced by the probe and then used */
 static void feature_opcodes(int fd)
 {
-	static const struct { int op; const char *name; } ops[] = {
-		{ IORING_OP_READ, "READ" }, { IORING_OP_WRITE, "WRITE" },
+	static const struct {
+		int op;
+		const char *name;
+	} ops[] = {
+		{ IORING_OP_READ, "READ" },
+		{ IORING_OP_WRITE, "WRITE" },
 		{ IORING_OP_FSYNC, "FSYNC" },
 	};
 	struct io_uring_probe *probe;
@@ -75,11 +80,13 @@ static void feature_opcodes(int fd)
 	probe = io_uring_get_probe_ring(&ring);
 	for (i = 0; probe && i < 3; i++)
 		if (!io_uring_opcode_supported(probe, ops[i].op))
-			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing),
-				 " %s", ops[i].name);
+			snprintf(missing + strlen(missing),
+				 sizeof(missing) - strlen(missing), " %s",
+				 ops[i].name);
 	if (!probe || missing[0]) {
 		ktap_skip_case("io_uring opcodes READ, WRITE, FSYNC", "%s",
-			       probe ? missing : "io_uring_get_probe failed (kernel < 5.6)");
+			       probe ? missing :
+				       "io_uring_get_probe failed (kernel < 5.6)");
 		goto out;
 	}
 	/* write, then fsync, then read: linked, as ring.c links a batch's
@@ -113,7 +120,8 @@ static void feature_setup_flags(unsigned flags, const char *name, const char *si
 	int ret = io_uring_queue_init_params(8, &ring, &p);
 
 	if (ret == -EINVAL) {
-		ktap_skip_case(name, "EINVAL: this kernel does not know it (%s); the ring retries without", since);
+		ktap_skip_case(name, "EINVAL: this kernel does not know it (%s); the ring retries without",
+			       since);
 		return;
 	}
 	if (!ret)
@@ -174,7 +182,7 @@ static void feature_buffered_async(int fd)
 		io_uring_prep_write(io_uring_get_sqe(&ring), fd, buf[i], PAGE,
 				    (uint64_t)i * PAGE);
 	io_uring_submit(&ring);
-	workers = io_wq_workers();	/* while they are in flight */
+	workers = io_wq_workers(); /* while they are in flight */
 	for (i = 0; i < 64 && !io_uring_wait_cqe(&ring, &cqe); i++) {
 		bad += cqe->res != (int)PAGE;
 		io_uring_cqe_seen(&ring, cqe);
@@ -185,7 +193,8 @@ static void feature_buffered_async(int fd)
 		ktap_ok(0, "io_uring buffered writes: %d of 64 failed", bad + 64 - i);
 	else if (workers)
 		ktap_skip_case("io_uring buffered writes without io-wq",
-			       "punted to %d io-wq worker thread(s): this filesystem or kernel has no async buffered writes", workers);
+			       "punted to %d io-wq worker thread(s): this filesystem or kernel has no async buffered writes",
+			       workers);
 	else
 		ktap_ok(1, "io_uring buffered writes without io-wq (async buffered writes)");
 }
@@ -200,14 +209,18 @@ static void feature_statx(const char *dir)
 		return;
 	}
 	if (caps.dio_offset_align)
-		ktap_ok(1, "statx DIOALIGN: O_DIRECT offsets aligned to %u on %s", caps.dio_offset_align, dir);
+		ktap_ok(1, "statx DIOALIGN: O_DIRECT offsets aligned to %u on %s",
+			caps.dio_offset_align, dir);
 	else
-		ktap_skip_case("statx DIOALIGN", "no DIO alignment reported for %s (%s; kernel < 6.1 or no O_DIRECT there)",
+		ktap_skip_case("statx DIOALIGN",
+			       "no DIO alignment reported for %s (%s; kernel < 6.1 or no O_DIRECT there)",
 			       dir, caps.mnt.fstype);
 	if (caps.atomic_max)
-		ktap_ok(1, "statx atomic write units %u..%u on %s", caps.atomic_min, caps.atomic_max, dir);
+		ktap_ok(1, "statx atomic write units %u..%u on %s",
+			caps.atomic_min, caps.atomic_max, dir);
 	else
-		ktap_skip_case("statx atomic write units", "none on %s (%s; Linux >= 6.11, XFS >= 6.16 software atomics)",
+		ktap_skip_case("statx atomic write units",
+			       "none on %s (%s; Linux >= 6.11, XFS >= 6.16 software atomics)",
 			       dir, caps.mnt.fstype);
 }
 
@@ -219,7 +232,8 @@ static void feature_rwf_atomic(void)
 	int fd = open(probe_path, O_RDWR | O_DIRECT);
 
 	if (fd < 0) {
-		ktap_skip_case("RWF_ATOMIC write", "O_DIRECT open refused: %s", strerror(errno));
+		ktap_skip_case("RWF_ATOMIC write", "O_DIRECT open refused: %s",
+			       strerror(errno));
 		return;
 	}
 	if (posix_memalign(&buf, 4096, 4096))
@@ -229,7 +243,9 @@ static void feature_rwf_atomic(void)
 	iov.iov_len = 4096;
 	n = pwritev2(fd, &iov, 1, 0, RWF_ATOMIC);
 	if (n < 0 && (errno == EOPNOTSUPP || errno == EINVAL))
-		ktap_skip_case("RWF_ATOMIC write", "pwritev2(RWF_ATOMIC) of 4 KiB: %s (no atomic writes here)", strerror(errno));
+		ktap_skip_case("RWF_ATOMIC write",
+			       "pwritev2(RWF_ATOMIC) of 4 KiB: %s (no atomic writes here)",
+			       strerror(errno));
 	else
 		ktap_ok(n == 4096, "RWF_ATOMIC write of 4 KiB with O_DIRECT (%zd)", n);
 	free(buf);
@@ -274,12 +290,15 @@ static void feature_bdev_atomic(void)
 	int fd;
 
 	if (!bdev || !*bdev) {
-		ktap_skip_case("RWF_ATOMIC on a block device", "no scratch device given (UNTORN_TEST_BDEV)");
+		ktap_skip_case("RWF_ATOMIC on a block device",
+			       "no scratch device given (UNTORN_TEST_BDEV)");
 		return;
 	}
 	fd = open(bdev, O_RDWR | O_DIRECT);
 	if (fd < 0 || (end = lseek(fd, 0, SEEK_END)) < 65536) {
-		ktap_skip_case("RWF_ATOMIC on a block device", "cannot open %s with O_DIRECT: %s", bdev, strerror(errno));
+		ktap_skip_case("RWF_ATOMIC on a block device",
+			       "cannot open %s with O_DIRECT: %s", bdev,
+			       strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return;
@@ -291,8 +310,10 @@ static void feature_bdev_atomic(void)
 	if (unit > bdev_atomic_limit(fd, "unit_max"))
 		unit = bdev_atomic_limit(fd, "unit_max");
 	if (unit < 512 || unit > 65536) {
-		ktap_skip_case("RWF_ATOMIC on a block device", "the device reports no atomic write unit of 512 B..64 KiB (%llu..%llu)",
-			       bdev_atomic_limit(fd, "unit_min"), bdev_atomic_limit(fd, "unit_max"));
+		ktap_skip_case("RWF_ATOMIC on a block device",
+			       "the device reports no atomic write unit of 512 B..64 KiB (%llu..%llu)",
+			       bdev_atomic_limit(fd, "unit_min"),
+			       bdev_atomic_limit(fd, "unit_max"));
 		close(fd);
 		return;
 	}
@@ -324,12 +345,14 @@ static void feature_dj_odirect(const char *dir)
 	int fd;
 
 	if (ut_fscaps_probe(dir, &caps) || caps.data_mode != UT_DATA_JOURNAL) {
-		ktap_skip_case("O_DIRECT on ext4 data=journal", "the test directory is not on ext4 data=journal");
+		ktap_skip_case("O_DIRECT on ext4 data=journal",
+			       "the test directory is not on ext4 data=journal");
 		return;
 	}
 	fd = open(probe_path, O_RDWR | O_DIRECT);
 	if (fd < 0) {
-		ktap_skip_case("O_DIRECT on ext4 data=journal", "open(O_DIRECT) refused: %s", strerror(errno));
+		ktap_skip_case("O_DIRECT on ext4 data=journal",
+			       "open(O_DIRECT) refused: %s", strerror(errno));
 		return;
 	}
 	if (posix_memalign(&buf, 4096, 16384))
@@ -340,7 +363,9 @@ static void feature_dj_odirect(const char *dir)
 	n = pwritev2(fd, &iov, 1, 0, 0);
 	ktap_ok(n == 16384, "O_DIRECT on ext4 data=journal: a 16 KiB write %s, served %s",
 		n == 16384 ? "accepted" : "failed",
-		caps.dio_offset_align ? "direct (statx reports DIO alignment)" : "buffered through the journal (no DIO alignment in statx)");
+		caps.dio_offset_align ?
+			"direct (statx reports DIO alignment)" :
+			"buffered through the journal (no DIO alignment in statx)");
 	free(buf);
 	close(fd);
 }
@@ -356,7 +381,8 @@ static int tracefs_mount(void)
 	    !access("/sys/kernel/debug/tracing/events", F_OK) || geteuid())
 		return 0;
 	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL)) {
-		ktap_diag("cannot mount tracefs on /sys/kernel/tracing: %s", strerror(errno));
+		ktap_diag("cannot mount tracefs on /sys/kernel/tracing: %s",
+			  strerror(errno));
 		return 0;
 	}
 	return 1;
@@ -371,7 +397,8 @@ static void tracefs_unmount(int mounted)
 /* a tracepoint under tracefs, or the reason it cannot be looked at */
 static void feature_tracepoint(const char *name, const char *alt, const char *note)
 {
-	static const char *roots[] = { "/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events" };
+	static const char *roots[] = { "/sys/kernel/tracing/events",
+				       "/sys/kernel/debug/tracing/events" };
 	char path[256], label[160];
 	unsigned r;
 
@@ -390,7 +417,8 @@ static void feature_tracepoint(const char *name, const char *alt, const char *no
 			return;
 		}
 		snprintf(path, sizeof(path), "%s/%s", roots[r], alt);
-		ktap_skip_case(label, "absent%s%s (%s)", access(path, F_OK) ? "" : "; has ",
+		ktap_skip_case(label, "absent%s%s (%s)",
+			       access(path, F_OK) ? "" : "; has ",
 			       access(path, F_OK) ? "" : alt, note);
 		return;
 	}
@@ -415,8 +443,10 @@ int main(void)
 	} else {
 		feature_opcodes(fd);
 		feature_setup_flags(IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
-				    "IORING_SETUP_SINGLE_ISSUER|DEFER_TASKRUN", "Linux >= 6.1");
-		feature_setup_flags(IORING_SETUP_COOP_TASKRUN, "IORING_SETUP_COOP_TASKRUN", "Linux >= 5.19");
+				    "IORING_SETUP_SINGLE_ISSUER|DEFER_TASKRUN",
+				    "Linux >= 6.1");
+		feature_setup_flags(IORING_SETUP_COOP_TASKRUN,
+				    "IORING_SETUP_COOP_TASKRUN", "Linux >= 5.19");
 		feature_register_files(fd);
 		feature_buffered_async(fd);
 	}
@@ -425,10 +455,14 @@ int main(void)
 	feature_dj_odirect(dir);
 	feature_bdev_atomic();
 	traced = tracefs_mount();
-	feature_tracepoint("block/block_io_start", "block/block_getrq", "Linux >= 6.5; ebpf/old/io-latency.bt uses block_getrq");
-	feature_tracepoint("io_uring/io_uring_submit_req", "io_uring/io_uring_submit_sqe", "Linux >= 6.4; ebpf/old/uring.bt uses submit_sqe");
-	feature_tracepoint("jbd2/jbd2_run_stats", "jbd2/jbd2_start_commit", "jbd2-commit.bt; CONFIG_JBD2");
-	feature_tracepoint("io_uring/io_uring_queue_async_work", "io_uring/io_uring_create", "uring.bt's io-wq punts");
+	feature_tracepoint("block/block_io_start", "block/block_getrq",
+			   "Linux >= 6.5; ebpf/old/io-latency.bt uses block_getrq");
+	feature_tracepoint("io_uring/io_uring_submit_req", "io_uring/io_uring_submit_sqe",
+			   "Linux >= 6.4; ebpf/old/uring.bt uses submit_sqe");
+	feature_tracepoint("jbd2/jbd2_run_stats", "jbd2/jbd2_start_commit",
+			   "jbd2-commit.bt; CONFIG_JBD2");
+	feature_tracepoint("io_uring/io_uring_queue_async_work",
+			   "io_uring/io_uring_create", "uring.bt's io-wq punts");
 	tracefs_unmount(traced);
 	close(fd);
 	return ktap_finish();

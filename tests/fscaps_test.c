@@ -46,7 +46,8 @@ static int parse_opts(void)
 
 static int parse_jbd2(void)
 {
-	return ut_jbd2_info_parse("12 transactions (10 requested), each up to 8192 blocks\naverage: ...") == 8192 &&
+	return ut_jbd2_info_parse("12 transactions (10 requested), each up to 8192 blocks\naverage: ...") ==
+		       8192 &&
 	       ut_jbd2_info_parse("garbage") == 0 &&
 	       ut_jbd2_info_parse("each up to 99999999999999 blocks") == 0;
 }
@@ -62,14 +63,13 @@ static void fs(struct ut_fscaps *c, const char *type, enum ut_data_mode mode)
 	c->fs_block = 4096;
 }
 
-static int safe(const struct ut_fscaps *c, const char *guard, uint32_t ps,
-		uint32_t bs)
+static int safe(const struct ut_fscaps *c, const char *guard, uint32_t ps, uint32_t bs)
 {
 	struct ut_verdict v;
 
 	ut_fscaps_verdict(c, guard, ps, bs, &v);
 	if (!v.safe && (!v.reason[0] || !v.fix[0]))
-		return -1;	/* an unsafe verdict always says why and what to do */
+		return -1; /* an unsafe verdict always says why and what to do */
 	return v.safe;
 }
 
@@ -102,43 +102,56 @@ int main(void)
 	struct ut_fscaps c;
 
 	ktap_plan(12);
-	ktap_ok(parse_mountinfo(), "mountinfo: escaped spaces, optional fields, malformed lines refused");
+	ktap_ok(parse_mountinfo(),
+		"mountinfo: escaped spaces, optional fields, malformed lines refused");
 	ktap_ok(parse_opts(), "ext4 options: data=, commit=, nobarrier, barrier=0");
-	ktap_ok(parse_jbd2(), "jbd2 info: transaction size, garbage and overflow refused");
+	ktap_ok(parse_jbd2(),
+		"jbd2 info: transaction size, garbage and overflow refused");
 
 	fs(&c, "ext4", UT_DATA_ORDERED);
-	ktap_ok(safe(&c, "doublewrite", 16384, 4096) == 1 && safe(&c, "journal", 16384, 4096) == 0 &&
-		safe(&c, "atomic", 16384, 4096) == 0 && safe(&c, "none", 16384, 4096) == 0 &&
-		!innodb(&c, 16384) && !innodb(&c, 4096),
+	ktap_ok(safe(&c, "doublewrite", 16384, 4096) == 1 &&
+			safe(&c, "journal", 16384, 4096) == 0 &&
+			safe(&c, "atomic", 16384, 4096) == 0 &&
+			safe(&c, "none", 16384, 4096) == 0 &&
+			!innodb(&c, 16384) && !innodb(&c, 4096),
 		"ext4 data=ordered: doublewrite only; InnoDB doublewrite off unsafe");
 	fs(&c, "ext4", UT_DATA_JOURNAL);
-	ktap_ok(safe(&c, "journal", 16384, 4096) == 1 && safe(&c, "journal", 16384, 16384) == 0 &&
-		safe(&c, "journal", 4096, 4096) == 1 && safe(&c, "atomic", 16384, 4096) == 0 &&
-		!innodb(&c, 16384) && innodb(&c, 4096),
+	ktap_ok(safe(&c, "journal", 16384, 4096) == 1 &&
+			safe(&c, "journal", 16384, 16384) == 0 &&
+			safe(&c, "journal", 4096, 4096) == 1 &&
+			safe(&c, "atomic", 16384, 4096) == 0 &&
+			!innodb(&c, 16384) && innodb(&c, 4096),
 		"ext4 data=journal: untorn journal safe, single-LSN 16k unsafe, 4k on 4k blocks safe (InnoDB too)");
 	c.jw_module = 1;
-	ktap_ok(!innodb(&c, 16384) && innodb(&c, 4096) && safe(&c, "journal", 16384, 16384) == 1,
+	ktap_ok(!innodb(&c, 16384) && innodb(&c, 4096) &&
+			safe(&c, "journal", 16384, 16384) == 1,
 		"ext4 data=journal with untorn_jw loaded: untorn's one-LSN 16k pages (written through it) safe, stock InnoDB's still not");
 	fs(&c, "xfs", UT_DATA_NA);
 	c.atomic_min = 4096;
 	c.atomic_max = 65536;
-	ktap_ok(safe(&c, "atomic", 16384, 4096) == 1 && safe(&c, "atomic", 131072 / 2, 4096) == 1 &&
-		safe(&c, "journal", 16384, 4096) == 0 && (c.atomic_max = 8192, safe(&c, "atomic", 16384, 4096) == 0) &&
-		(c.atomic_max = 0, safe(&c, "atomic", 4096, 4096) == 0),
+	ktap_ok(safe(&c, "atomic", 16384, 4096) == 1 &&
+			safe(&c, "atomic", 131072 / 2, 4096) == 1 &&
+			safe(&c, "journal", 16384, 4096) == 0 &&
+			(c.atomic_max = 8192, safe(&c, "atomic", 16384, 4096) == 0) &&
+			(c.atomic_max = 0, safe(&c, "atomic", 4096, 4096) == 0),
 		"XFS: atomic safe only when statx's unit range holds the page");
 	fs(&c, "ext4", UT_DATA_JOURNAL);
 	c.barrier = 0;
-	ktap_ok(safe(&c, "doublewrite", 16384, 4096) == 0 && safe(&c, "journal", 16384, 4096) == 0,
+	ktap_ok(safe(&c, "doublewrite", 16384, 4096) == 0 &&
+			safe(&c, "journal", 16384, 4096) == 0,
 		"nobarrier: nothing is safe");
 	fs(&c, "tmpfs", UT_DATA_NA);
 	ktap_ok(safe(&c, "doublewrite", 16384, 4096) == 0 &&
-		(fs(&c, "btrfs", UT_DATA_NA), innodb(&c, 16384) && safe(&c, "none", 16384, 4096) == 1),
+			(fs(&c, "btrfs", UT_DATA_NA),
+			 innodb(&c, 16384) && safe(&c, "none", 16384, 4096) == 1),
 		"tmpfs: nothing is safe; btrfs (copy-on-write): doublewrite off is safe");
 	fs(&c, "ext4", UT_DATA_ORDERED);
 	c.no_journal = 1;
-	ktap_ok(safe(&c, "doublewrite", 16384, 4096) == 1 && safe(&c, "journal", 16384, 4096) == 0 &&
-		safe(&c, "none", 4096, 4096) == 0 && !innodb(&c, 4096) &&
-		says(&c, "innodb", 16384, 16384, "has no journal", "tune2fs -O has_journal"),
+	ktap_ok(safe(&c, "doublewrite", 16384, 4096) == 1 &&
+			safe(&c, "journal", 16384, 4096) == 0 &&
+			safe(&c, "none", 4096, 4096) == 0 && !innodb(&c, 4096) &&
+			says(&c, "innodb", 16384, 16384, "has no journal",
+			     "tune2fs -O has_journal"),
 		"ext4 without a journal: only doublewrite; the fix adds a journal, not data=journal");
 	fs(&c, "btrfs", UT_DATA_NA);
 	c.cow = 0;
@@ -146,13 +159,16 @@ int main(void)
 	c.nocow_files = 3;
 	c.files_seen = 7;
 	ktap_ok(!innodb(&c, 16384) && safe(&c, "none", 16384, 4096) == 0 &&
-		safe(&c, "doublewrite", 16384, 4096) == 1 &&
-		says(&c, "innodb", 16384, 16384, "3 of 7 files under the path are NOCOW", "innodb_doublewrite=ON"),
+			safe(&c, "doublewrite", 16384, 4096) == 1 &&
+			says(&c, "innodb", 16384, 16384,
+			     "3 of 7 files under the path are NOCOW",
+			     "innodb_doublewrite=ON"),
 		"btrfs with NOCOW files (chattr +C): overwritten in place, InnoDB unsafe");
 	fs(&c, "ext4", UT_DATA_JOURNAL);
 	c.fs_block = 1024;
 	ktap_ok(!innodb(&c, 4096) && safe(&c, "journal", 16384, 1024) == 1 &&
-		says(&c, "innodb", 16384, 16384, "1024-byte blocks", "mkfs.ext4 -b 4096"),
+			says(&c, "innodb", 16384, 16384, "1024-byte blocks",
+			     "mkfs.ext4 -b 4096"),
 		"ext4 data=journal with 1 KiB blocks: InnoDB told the block size and to remake with -b 4096; untorn's 1 KiB blocks safe");
 	return ktap_finish();
 }

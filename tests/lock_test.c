@@ -23,8 +23,7 @@
 
 static char dir[300];
 
-static int open_eng(unsigned wait_ms, struct ut_engine **eng,
-		    struct ut_err *err)
+static int open_eng(unsigned wait_ms, struct ut_engine **eng, struct ut_err *err)
 {
 	struct ut_engine_opts o;
 
@@ -75,12 +74,13 @@ static void test_same_process(void)
 	ktap_diag("%s", err.msg);
 	n = ut_store_holders(dir, h, 4);
 	ktap_ok(n == 1 && h[0].pid == getpid() && h[0].exclusive &&
-		strstr(h[0].cmd, "lock_test"),
+			strstr(h[0].cmd, "lock_test"),
 		"ut_store_holders lists this process, exclusive, with its command (%d: %s)",
 		n, n > 0 ? h[0].cmd : "");
 	close_eng(a);
-	ktap_ok(ut_store_holders(dir, h, 4) == 0 && open_eng(0, &b, &err) == 0 &&
-		close_eng(b) == 0, "after close: no holder, and the store opens again");
+	ktap_ok(ut_store_holders(dir, h, 4) == 0 &&
+			open_eng(0, &b, &err) == 0 && close_eng(b) == 0,
+		"after close: no holder, and the store opens again");
 }
 
 static void test_readers(void)
@@ -156,8 +156,10 @@ static void test_other_process_and_wait(void)
 	t0 = now_s();
 	ret = open_eng(300, &eng, &err);
 	waited = now_s() - t0;
-	ktap_ok(ret == -EBUSY && waited >= 0.29 && strstr(err.msg, "after waiting 0.300 s"),
-		"--wait 300 ms on a store that stays held: -EBUSY after %.3f s", waited);
+	ktap_ok(ret == -EBUSY && waited >= 0.29 &&
+			strstr(err.msg, "after waiting 0.300 s"),
+		"--wait 300 ms on a store that stays held: -EBUSY after %.3f s",
+		waited);
 	/* the child lets go while we wait */
 	if (write(go[1], "g", 1) != 1)
 		ktap_diag("cannot signal the child");
@@ -233,7 +235,7 @@ static void test_fork(void)
 	}
 	close(hold[0]);
 	close(said[1]);
-	ret = read(said[0], &c, 1);	/* 0: the child has exec'd */
+	ret = read(said[0], &c, 1); /* 0: the child has exec'd */
 	close(said[0]);
 	close_eng(again);
 	ret = ret == 0 ? open_eng(0, &eng, &err) : -1;

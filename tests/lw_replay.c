@@ -31,13 +31,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#define LW_MAGIC	0x6a736677736872ull
-#define LW_VERSION	1
-#define LW_FLUSH	(1u << 0)
-#define LW_FUA		(1u << 1)
-#define LW_DISCARD	(1u << 2)
-#define LW_MARK		(1u << 3)
-#define LW_META		(1u << 4)
+#define LW_MAGIC 0x6a736677736872ull
+#define LW_VERSION 1
+#define LW_FLUSH (1u << 0)
+#define LW_FUA (1u << 1)
+#define LW_DISCARD (1u << 2)
+#define LW_MARK (1u << 3)
+#define LW_META (1u << 4)
 
 struct lw_super {
 	uint64_t magic, version, nr_entries;
@@ -53,10 +53,10 @@ struct lw_log {
 	const char *path;
 	uint32_t sectorsize;
 	uint64_t nr_entries;
-	off_t size;		/* of the log device */
-	off_t pos;		/* of the next entry's header */
-	uint64_t index;		/* of the next entry */
-	char *buf;		/* one sector, then data */
+	off_t size; /* of the log device */
+	off_t pos; /* of the next entry's header */
+	uint64_t index; /* of the next entry */
+	char *buf; /* one sector, then data */
 	size_t buf_cap;
 };
 
@@ -118,16 +118,21 @@ static int log_open(struct lw_log *log, const char *path)
 	log->path = path;
 	log->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (log->fd < 0)
-		return fail("%s: %s; give the log device of a removed log-writes target", path, strerror(errno));
+		return fail("%s: %s; give the log device of a removed log-writes target",
+			    path, strerror(errno));
 	log->size = lseek(log->fd, 0, SEEK_END);
 	ret = read_at(log->fd, &sb, sizeof(sb), 0);
 	if (ret || le64toh(sb.magic) != LW_MAGIC)
-		return fail("%s: not a dm-log-writes log (no magic in sector 0); give the log device of a log-writes target", path);
+		return fail("%s: not a dm-log-writes log (no magic in sector 0); give the log device of a log-writes target",
+			    path);
 	if (le64toh(sb.version) != LW_VERSION)
-		return fail("%s: log version %" PRIu64 ", this reads version %d", path, le64toh(sb.version), LW_VERSION);
+		return fail("%s: log version %" PRIu64 ", this reads version %d",
+			    path, le64toh(sb.version), LW_VERSION);
 	log->sectorsize = le32toh(sb.sectorsize);
-	if (log->sectorsize < 512 || log->sectorsize > 65536 || (log->sectorsize & (log->sectorsize - 1)))
-		return fail("%s: sector size %u in the log is not a power of two in 512..65536", path, log->sectorsize);
+	if (log->sectorsize < 512 || log->sectorsize > 65536 ||
+	    (log->sectorsize & (log->sectorsize - 1)))
+		return fail("%s: sector size %u in the log is not a power of two in 512..65536",
+			    path, log->sectorsize);
 	log->nr_entries = le64toh(sb.nr_entries);
 	log->pos = log->sectorsize;
 	log->index = 0;
@@ -181,9 +186,13 @@ static void log_skip(struct lw_log *log, const struct lw_entry *e)
 
 static void flags_name(uint64_t flags, uint64_t nr_sectors, char *out, size_t len)
 {
-	static const struct { uint64_t bit; const char *name; } names[] = {
-		{ LW_FLUSH, "flush" }, { LW_FUA, "fua" }, { LW_DISCARD, "discard" },
-		{ LW_MARK, "mark" }, { LW_META, "meta" },
+	static const struct {
+		uint64_t bit;
+		const char *name;
+	} names[] = {
+		{ LW_FLUSH, "flush" },	   { LW_FUA, "fua" },
+		{ LW_DISCARD, "discard" }, { LW_MARK, "mark" },
+		{ LW_META, "meta" },
 	};
 	size_t i, n = 0;
 
@@ -192,7 +201,8 @@ static void flags_name(uint64_t flags, uint64_t nr_sectors, char *out, size_t le
 		n += snprintf(out + n, len - n, "write");
 	for (i = 0; i < sizeof(names) / sizeof(names[0]) && n < len; i++)
 		if (flags & names[i].bit)
-			n += snprintf(out + n, len - n, "%s%s", n ? "," : "", names[i].name);
+			n += snprintf(out + n, len - n, "%s%s", n ? "," : "",
+				      names[i].name);
 }
 
 static int list_entries(struct lw_log *log)
@@ -203,8 +213,9 @@ static int list_entries(struct lw_log *log)
 
 	while (!(ret = log_next(log, &e, mark, sizeof(mark)))) {
 		flags_name(e.flags, e.nr_sectors, flags, sizeof(flags));
-		printf("%" PRIu64 " %s %" PRIu64 " %" PRIu64 "%s%s\n", log->index, flags,
-		       e.sector, (e.flags & LW_MARK) ? 0 : e.nr_sectors, mark[0] ? " " : "", mark);
+		printf("%" PRIu64 " %s %" PRIu64 " %" PRIu64 "%s%s\n", log->index,
+		       flags, e.sector, (e.flags & LW_MARK) ? 0 : e.nr_sectors,
+		       mark[0] ? " " : "", mark);
 		log_skip(log, &e);
 	}
 	return ret == -ENODATA ? 0 : ret;
@@ -229,7 +240,8 @@ static int zero_range(struct lw_log *log, int dev, off_t off, uint64_t len)
 }
 
 /* Copies the first SECTORS sectors of an entry's data to the device. */
-static int apply_write(struct lw_log *log, int dev, const struct lw_entry *e, uint64_t sectors)
+static int apply_write(struct lw_log *log, int dev, const struct lw_entry *e,
+		       uint64_t sectors)
 {
 	off_t src = log->pos + log->sectorsize, dst = (off_t)e->sector * log->sectorsize;
 	uint64_t len = sectors * log->sectorsize;
@@ -251,7 +263,8 @@ static int apply_write(struct lw_log *log, int dev, const struct lw_entry *e, ui
 	return 0;
 }
 
-static int apply_entry(struct lw_log *log, int dev, const struct lw_entry *e, uint64_t sectors)
+static int apply_entry(struct lw_log *log, int dev, const struct lw_entry *e,
+		       uint64_t sectors)
 {
 	if (e->flags & LW_MARK)
 		return 0;
@@ -261,7 +274,8 @@ static int apply_entry(struct lw_log *log, int dev, const struct lw_entry *e, ui
 	return apply_write(log, dev, e, sectors);
 }
 
-static int replay(struct lw_log *log, const char *dev_path, uint64_t from, uint64_t to, int64_t tear)
+static int replay(struct lw_log *log, const char *dev_path, uint64_t from,
+		  uint64_t to, int64_t tear)
 {
 	char mark[512];
 	struct lw_entry e;
@@ -269,15 +283,18 @@ static int replay(struct lw_log *log, const char *dev_path, uint64_t from, uint6
 	int dev, ret = 0;
 
 	if (to > log->nr_entries)
-		return fail("%s: --to %" PRIu64 " is past the log's %" PRIu64 " entries", log->path, to, log->nr_entries);
+		return fail("%s: --to %" PRIu64 " is past the log's %" PRIu64 " entries",
+			    log->path, to, log->nr_entries);
 	dev = open(dev_path, O_WRONLY | O_CLOEXEC);
 	if (dev < 0)
-		return fail("%s: %s; give the device to replay onto", dev_path, strerror(errno));
+		return fail("%s: %s; give the device to replay onto", dev_path,
+			    strerror(errno));
 	while (log->index < to && !(ret = log_next(log, &e, mark, sizeof(mark)))) {
 		if (log->index >= from) {
 			sectors = e.nr_sectors;
 			if (log->index == to - 1 && tear >= 0) {
-				if ((uint64_t)tear >= e.nr_sectors || (e.flags & (LW_DISCARD | LW_MARK)))
+				if ((uint64_t)tear >= e.nr_sectors ||
+				    (e.flags & (LW_DISCARD | LW_MARK)))
 					ret = -EINVAL;
 				sectors = tear;
 			}
@@ -292,10 +309,15 @@ static int replay(struct lw_log *log, const char *dev_path, uint64_t from, uint6
 		ret = -errno;
 	close(dev);
 	if (ret == -EINVAL)
-		return fail("--tear %" PRId64 ": entry %" PRIu64 " is not a write of more sectors than that", tear, to - 1);
+		return fail("--tear %" PRId64 ": entry %" PRIu64
+			    " is not a write of more sectors than that",
+			    tear, to - 1);
 	if (ret)
-		return fail("replaying entry %" PRIu64 " of %s onto %s: %s", log->index, log->path, dev_path,
-			    ret == -EUCLEAN ? "the entry is malformed" : ret == -ENODATA ? "the log is truncated" : strerror(-ret));
+		return fail("replaying entry %" PRIu64 " of %s onto %s: %s",
+			    log->index, log->path, dev_path,
+			    ret == -EUCLEAN ? "the entry is malformed" :
+			    ret == -ENODATA ? "the log is truncated" :
+					      strerror(-ret));
 	return 0;
 }
 
@@ -353,7 +375,9 @@ int main(int argc, char **argv)
 		ret = list ? list_entries(&log) : replay(&log, dev, from, to, tear);
 	if (ret < 0)
 		ret = fail("%s: entry %" PRIu64 ": %s", log.path, log.index,
-			   ret == -EUCLEAN ? "malformed" : ret == -ENODATA ? "the log is truncated" : strerror(-ret));
+			   ret == -EUCLEAN ? "malformed" :
+			   ret == -ENODATA ? "the log is truncated" :
+					     strerror(-ret));
 	free(log.buf);
 	if (log.fd >= 0)
 		close(log.fd);

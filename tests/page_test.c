@@ -124,8 +124,8 @@ static int torn_boundaries(uint32_t ps, uint32_t bs)
 	uint32_t k;
 
 	ut_geom_init(&g, ps, bs);
-	make_page(&g, 3, 100, disk);	/* old image */
-	make_page(&g, 3, 200, disk2);	/* new image */
+	make_page(&g, 3, 100, disk); /* old image */
+	make_page(&g, 3, 200, disk2); /* new image */
 	for (k = 1; k < g.n_blocks; k++) {
 		unsigned char *mix = malloc(ps);
 
@@ -189,7 +189,7 @@ static int zero_and_misplaced(void)
 	    !first_fault_is(UT_FAULT_PAGE_NO, 0) || rep.fault[0].found != 4)
 		return 0;
 	make_page(&g, 8, 100, disk2);
-	memcpy(disk + 4096, disk2 + 4096, 4096);	/* block of page 8 */
+	memcpy(disk + 4096, disk2 + 4096, 4096); /* block of page 8 */
 	return ut_page_verify(&g, disk, 4, &rep) == -EBADMSG &&
 	       first_fault_is(UT_FAULT_PAGE_NO, 1) && rep.fault[0].found == 8;
 }
@@ -217,8 +217,8 @@ static int tolerate_torn(void)
 	ut_geom_init(&g, 16384, 4096);
 	make_page(&g, 6, 100, disk);
 	make_page(&g, 6, 200, disk2);
-	memcpy(disk + 8192, disk2 + 8192, 8192);		/* torn */
-	memset(disk + 12288, 0, 4096);				/* and zeroed */
+	memcpy(disk + 8192, disk2 + 8192, 8192); /* torn */
+	memset(disk + 12288, 0, 4096); /* and zeroed */
 	ret = ut_page_unpack_inplace(&g, disk, 6, &meta2, &rep, UT_UNPACK_TOLERATE_TORN);
 	if (ret != UT_PAGE_TORN || meta2.blk_lsn[3] != 0 || meta2.page_lsn != 200)
 		return 0;
@@ -242,8 +242,7 @@ static int touch_marks_blocks(void)
 	ut_page_locate(&g, 5000, &block, &boff, &in_block);
 	ut_page_touch(&g, &meta, 5000, in_block + 1, 42);
 	return block == 1 && meta.blk_lsn[0] == 10 && meta.blk_lsn[1] == 42 &&
-	       meta.blk_lsn[2] == 42 && meta.blk_lsn[3] == 10 &&
-	       meta.page_lsn == 42;
+	       meta.blk_lsn[2] == 42 && meta.blk_lsn[3] == 10 && meta.page_lsn == 42;
 }
 
 int main(void)
@@ -255,7 +254,8 @@ int main(void)
 
 	srand(7);
 	ktap_plan(11);
-	ktap_ok(test_geometry(), "geometry: sizes that are not powers of two or out of range are refused");
+	ktap_ok(test_geometry(),
+		"geometry: sizes that are not powers of two or out of range are refused");
 	ok = 1;
 	for (ps = UT_PAGE_SIZE_MIN; ps <= UT_PAGE_SIZE_MAX; ps <<= 1)
 		for (i = 0; i < 3; i++)
@@ -279,9 +279,13 @@ int main(void)
 		ok &= torn_boundaries(ps, 4096) && torn_boundaries(ps, 512);
 	ktap_ok(ok, "a page torn at each block boundary is reported as torn at that block");
 	ktap_ok(torn_inside_block(), "a tear inside a block fails that block's checksum");
-	ktap_ok(zero_and_misplaced(), "all-zero page is empty; zeroed and misplaced blocks are reported");
-	ktap_ok(other_page_size(), "a page written with another page size is a geometry fault");
-	ktap_ok(tolerate_torn(), "recovery unpacks torn and zeroed blocks (LSN 0), never a checksum failure");
-	ktap_ok(touch_marks_blocks(), "ut_page_touch moves the LSN of exactly the blocks it covers");
+	ktap_ok(zero_and_misplaced(),
+		"all-zero page is empty; zeroed and misplaced blocks are reported");
+	ktap_ok(other_page_size(),
+		"a page written with another page size is a geometry fault");
+	ktap_ok(tolerate_torn(),
+		"recovery unpacks torn and zeroed blocks (LSN 0), never a checksum failure");
+	ktap_ok(touch_marks_blocks(),
+		"ut_page_touch moves the LSN of exactly the blocks it covers");
 	return ktap_finish();
 }

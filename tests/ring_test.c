@@ -62,8 +62,7 @@ static int batch_one_submit(struct ut_ring *ring)
 	ut_sys.uring_submit = count_submit;
 	ret = ut_ring_run(ring, ios, NPAGES);
 	ut_sys_reset();
-	ktap_diag("64 reads: %d io_uring_submit calls, ring counted %llu",
-		  submit_calls,
+	ktap_diag("64 reads: %d io_uring_submit calls, ring counted %llu", submit_calls,
 		  (unsigned long long)(ut_ring_stats(ring)->submits - before));
 	return ret == 0 && submit_calls == 1 &&
 	       ut_ring_stats(ring)->submits - before == 1 &&
@@ -299,8 +298,7 @@ static int single_issuer_retry(void)
 	return ok;
 }
 
-static int refuse_setup(unsigned entries, struct io_uring *r,
-			struct io_uring_params *p)
+static int refuse_setup(unsigned entries, struct io_uring *r, struct io_uring_params *p)
 {
 	(void)entries;
 	(void)r;
@@ -339,8 +337,8 @@ static int fallback_works(void)
 	ut_io_fdatasync(&ios[NPAGES], fd);
 	ok = !ut_ring_uses_uring(r) && strstr(notice, "using pread/pwrite") &&
 	     strstr(ut_ring_fallback_reason(r), "io_uring") &&
-	     !ut_ring_run(r, ios, NPAGES + 1) && !memcmp(buf, pages, NPAGES * PS) &&
-	     ut_ring_stats(r)->submits == 0;
+	     !ut_ring_run(r, ios, NPAGES + 1) &&
+	     !memcmp(buf, pages, NPAGES * PS) && ut_ring_stats(r)->submits == 0;
 	ut_ring_exit(r);
 	return ok;
 }
@@ -356,7 +354,8 @@ int main(void)
 	fd = open(path, O_RDWR | O_CREAT, 0644);
 	make_file();
 	ktap_plan(12);
-	ktap_ok(fallback_works(), "io_uring_setup refused (EPERM): one notice, pread/pwrite path reads 64 pages + fdatasync");
+	ktap_ok(fallback_works(),
+		"io_uring_setup refused (EPERM): one notice, pread/pwrite path reads 64 pages + fdatasync");
 	if (ut_ring_init(&ring, 128, 0) || !ut_ring_uses_uring(ring)) {
 		const char *why = "io_uring unavailable here";
 		int i;
@@ -365,17 +364,27 @@ int main(void)
 			ktap_skip_case("io_uring case", "%s", why);
 		return ktap_finish();
 	}
-	ktap_ok(batch_one_submit(ring), "a batch of 64 page reads is one io_uring_submit");
-	ktap_ok(batch_bigger_than_ring(), "a batch of 64 on an 8-entry ring completes, refilled as it drains");
-	ktap_ok(registered(ring), "registered buffer and file are used as fixed buffer and fixed file");
-	ktap_ok(write_then_sync(ring), "write linked to fdatasync: one submission, both complete");
-	ktap_ok(broken_link_finished(ring), "real short write (RLIMIT_FSIZE) breaks the link: rest and fdatasync resubmitted");
-	ktap_ok(eof_cancels_link(ring), "short read at end of file: -ENODATA, linked I/O cancelled");
+	ktap_ok(batch_one_submit(ring),
+		"a batch of 64 page reads is one io_uring_submit");
+	ktap_ok(batch_bigger_than_ring(),
+		"a batch of 64 on an 8-entry ring completes, refilled as it drains");
+	ktap_ok(registered(ring),
+		"registered buffer and file are used as fixed buffer and fixed file");
+	ktap_ok(write_then_sync(ring),
+		"write linked to fdatasync: one submission, both complete");
+	ktap_ok(broken_link_finished(ring),
+		"real short write (RLIMIT_FSIZE) breaks the link: rest and fdatasync resubmitted");
+	ktap_ok(eof_cancels_link(ring),
+		"short read at end of file: -ENODATA, linked I/O cancelled");
 	ktap_ok(eagain_retried(ring), "-EAGAIN is retried until the I/O goes through");
-	ktap_ok(single_issuer_retry(), "DEFER_TASKRUN refused with EINVAL: ring set up again without it");
-	ktap_ok(two_batches(ring), "two batches in flight at once, waited for in reverse order");
-	ktap_ok(submit_eagain_retried(ring), "io_uring_submit -EAGAIN with nothing in flight is retried, not waited on");
-	ktap_ok(submit_error_aborts(), "a hard submit error fails the batch and moves the ring to pread/pwrite");
+	ktap_ok(single_issuer_retry(),
+		"DEFER_TASKRUN refused with EINVAL: ring set up again without it");
+	ktap_ok(two_batches(ring),
+		"two batches in flight at once, waited for in reverse order");
+	ktap_ok(submit_eagain_retried(ring),
+		"io_uring_submit -EAGAIN with nothing in flight is retried, not waited on");
+	ktap_ok(submit_error_aborts(),
+		"a hard submit error fails the batch and moves the ring to pread/pwrite");
 	ut_ring_exit(ring);
 	close(fd);
 	return ktap_finish();

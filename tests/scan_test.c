@@ -62,7 +62,10 @@ static struct ut_engine *open_store(const char *name, uint32_t ps, int random,
 	if (ut_engine_open(dir, &o, &eng, NULL, &err))
 		return NULL;
 	for (i = 0; i <= mask; i++) {
-		k = random ? (i * 0x9e3779b97f4a7c15ull ^ (i * 0x9e3779b97f4a7c15ull & mask) >> 7) & mask : i;
+		k = random ? (i * 0x9e3779b97f4a7c15ull ^
+			      (i * 0x9e3779b97f4a7c15ull & mask) >> 7) &
+				     mask :
+			     i;
 		if (k >= ROWS)
 			continue;
 		row_value(val, sizeof(val), k * 3, 1, 0);
@@ -76,13 +79,14 @@ static struct ut_engine *open_store(const char *name, uint32_t ps, int random,
 	return eng;
 }
 
-static unsigned gap_pages;	/* holes read through by logical read-ahead */
+static unsigned gap_pages; /* holes read through by logical read-ahead */
 
 static int same_as_reference(struct ut_engine *eng, enum ut_readahead ra,
 			     uint64_t from, struct ut_scan_stats *st)
 {
-	struct ut_scan_opts so = { .readahead = ra, .batch = 32, .merge_pages = 8,
-				   .gap_pages = gap_pages };
+	struct ut_scan_opts so = {
+		.readahead = ra, .batch = 32, .merge_pages = 8, .gap_pages = gap_pages
+	};
 	struct collect c = { 0 };
 	double resident;
 	size_t i, first = 0;
@@ -148,10 +152,10 @@ static int holes_read_through(void)
 	gap_pages = 0;
 	ktap_diag("exact merges: %llu reads, %llu bytes for %llu pages; through holes: %llu reads, %llu bytes for %llu pages",
 		  (unsigned long long)exact.ios, (unsigned long long)exact.bytes_read,
-		  (unsigned long long)exact.pages_read, (unsigned long long)holes.ios,
-		  (unsigned long long)holes.bytes_read, (unsigned long long)holes.pages_read);
-	ok = ok && holes.ios < exact.ios &&
-	     holes.bytes_read > holes.pages_read * 16384;
+		  (unsigned long long)exact.pages_read,
+		  (unsigned long long)holes.ios, (unsigned long long)holes.bytes_read,
+		  (unsigned long long)holes.pages_read);
+	ok = ok && holes.ios < exact.ios && holes.bytes_read > holes.pages_read * 16384;
 	free(ref);
 	ut_engine_close(eng, &err);
 	return ok;
@@ -172,7 +176,8 @@ static int batched_submits(void)
 	     same_as_reference(eng, UT_RA_LOGICAL, 0, &logical);
 	ktap_diag("none: %llu pages, %llu submits; logical: %llu pages, %llu reads, %llu submits",
 		  (unsigned long long)none.pages_read, (unsigned long long)none.submits,
-		  (unsigned long long)logical.pages_read, (unsigned long long)logical.ios,
+		  (unsigned long long)logical.pages_read,
+		  (unsigned long long)logical.ios,
 		  (unsigned long long)logical.submits);
 	ok = ok && none.submits >= none.pages_read && logical.pages_read >= 100 &&
 	     logical.submits * 8 < logical.pages_read;
@@ -201,7 +206,9 @@ static ssize_t eio_reads(enum ut_op op, int fd, size_t len, off_t off)
 static int eio_mid_batch(void)
 {
 	struct ut_engine *eng = open_store("eio", 16384, 1, 4 << 20);
-	struct ut_scan_opts so = { .readahead = UT_RA_LOGICAL, .batch = 32, .merge_pages = 4 };
+	struct ut_scan_opts so = { .readahead = UT_RA_LOGICAL,
+				   .batch = 32,
+				   .merge_pages = 4 };
 	struct ut_scan_stats st;
 	struct collect c = { 0 }, c2 = { 0 };
 	struct ut_err err;
@@ -217,7 +224,8 @@ static int eio_mid_batch(void)
 	ut_sys.io_admit = eio_reads;
 	ret = ut_scan_readahead(eng, 0, collect_fn, &c, &so, &st);
 	ut_sys_reset();
-	ktap_diag("scan with EIO after 40 reads: %d (%s), %zu rows", ret, strerror(-ret), c.n);
+	ktap_diag("scan with EIO after 40 reads: %d (%s), %zu rows", ret,
+		  strerror(-ret), c.n);
 	ok = ret == -EIO && c.n < c2.n;
 	free(c.keys);
 	c.keys = NULL;
@@ -269,13 +277,21 @@ int main(void)
 {
 	test_scratch_dir("scan");
 	ktap_plan(8);
-	ktap_ok(policies_agree("frag16", 16384, 1), "fragmented tree, 16 KiB pages: none, linear, logical return the reference keys");
-	ktap_ok(policies_agree("seq16", 16384, 0), "sequential tree, 16 KiB pages: all policies agree");
-	ktap_ok(policies_agree("frag4", 4096, 1), "fragmented tree, 4 KiB pages: all policies agree");
-	ktap_ok(policies_agree("seq4", 4096, 0), "sequential tree, 4 KiB pages: all policies agree");
-	ktap_ok(batched_submits(), "logical read-ahead reads many pages per io_uring_submit");
-	ktap_ok(holes_read_through(), "reading through holes of up to 8 pages: the same keys in fewer, longer reads");
-	ktap_ok(eio_mid_batch(), "EIO in the middle of a read-ahead batch: the scan fails, the pool stays consistent");
-	ktap_ok(hot_set_survives(), "a hot set stays resident through a scan of a tree 4x the pool");
+	ktap_ok(policies_agree("frag16", 16384, 1),
+		"fragmented tree, 16 KiB pages: none, linear, logical return the reference keys");
+	ktap_ok(policies_agree("seq16", 16384, 0),
+		"sequential tree, 16 KiB pages: all policies agree");
+	ktap_ok(policies_agree("frag4", 4096, 1),
+		"fragmented tree, 4 KiB pages: all policies agree");
+	ktap_ok(policies_agree("seq4", 4096, 0),
+		"sequential tree, 4 KiB pages: all policies agree");
+	ktap_ok(batched_submits(),
+		"logical read-ahead reads many pages per io_uring_submit");
+	ktap_ok(holes_read_through(),
+		"reading through holes of up to 8 pages: the same keys in fewer, longer reads");
+	ktap_ok(eio_mid_batch(),
+		"EIO in the middle of a read-ahead batch: the scan fails, the pool stays consistent");
+	ktap_ok(hot_set_survives(),
+		"a hot set stays resident through a scan of a tree 4x the pool");
 	return ktap_finish();
 }

@@ -13,8 +13,7 @@
 
 static char dir[300], dat[340];
 
-static int open_ckpt(struct ut_ckpt *ck, int *slot, int slot_err[2],
-		     struct ut_err *err)
+static int open_ckpt(struct ut_ckpt *ck, int *slot, int slot_err[2], struct ut_err *err)
 {
 	struct ut_store *st;
 	int ret;
@@ -54,14 +53,14 @@ static int encode_round_trip(void)
 		.block_size = 4096, .extent_pages = 64,
 		.guard = UT_GUARD_DOUBLEWRITE, .created = 12345,
 	}, out;
-	struct ut_ckpt ck = { .seq = 9, .checkpoint_lsn = 77, .n_pages = 5,
-			      .root_page = 3 }, ck2;
+	struct ut_ckpt ck = { .seq = 9, .checkpoint_lsn = 77, .n_pages = 5, .root_page = 3 },
+		       ck2;
 
 	memset(sb.uuid, 0xab, 16);
 	ut_sb_encode(&sb, sec);
 	if (ut_sb_decode(sec, &out) || memcmp(&sb, &out, sizeof(sb)))
 		return 0;
-	sec[8] = 2;	/* version 2 */
+	sec[8] = 2; /* version 2 */
 	if (ut_sb_decode(sec, &out) != UT_SB_ECRC)
 		return 0;
 	ut_ckpt_encode(&ck, sb.uuid, 1, sec);
@@ -85,11 +84,12 @@ int main(void)
 	test_path(dir, sizeof(dir), "store");
 	snprintf(dat, sizeof(dat), "%s/%s", dir, UT_DATA_FILE);
 	ktap_plan(8);
-	ktap_ok(encode_round_trip(), "header and slot encode/decode round trip; version change, wrong slot and foreign store refused");
+	ktap_ok(encode_round_trip(),
+		"header and slot encode/decode round trip; version change, wrong slot and foreign store refused");
 
 	ret = ut_store_init(dir, &opts, &err);
 	if (!ret)
-		ret = write_ckpt(500);	/* slot 0, seq 3 */
+		ret = write_ckpt(500); /* slot 0, seq 3 */
 	if (!ret)
 		ret = open_ckpt(&ck, &slot, slot_err, &err);
 	ktap_ok(!ret && slot == 0 && ck.seq == 3 && ck.checkpoint_lsn == 500,
@@ -98,10 +98,10 @@ int main(void)
 	file_flip_byte(dat, UT_SB_SECTOR + 30);
 	ret = open_ckpt(&ck, &slot, slot_err, &err);
 	ktap_ok(!ret && slot == 1 && ck.checkpoint_lsn == UT_LSN_START &&
-		slot_err[0] == UT_SB_ECRC && slot_err[1] == 0,
+			slot_err[0] == UT_SB_ECRC && slot_err[1] == 0,
 		"damaged slot 0 falls back to slot 1");
 
-	ret = write_ckpt(900);	/* must go to slot 0 and repair it */
+	ret = write_ckpt(900); /* must go to slot 0 and repair it */
 	if (!ret)
 		ret = open_ckpt(&ck, &slot, slot_err, &err);
 	ktap_ok(!ret && slot == 0 && ck.checkpoint_lsn == 900 && !slot_err[0],
@@ -109,10 +109,9 @@ int main(void)
 
 	file_flip_byte(dat, UT_SB_SECTOR + 30);
 	file_flip_byte(dat, 2 * UT_SB_SECTOR + 30);
-	file_flip_byte(dat, UT_SB_SECTOR + 30);	/* slot 0 sound again */
+	file_flip_byte(dat, UT_SB_SECTOR + 30); /* slot 0 sound again */
 	ret = open_ckpt(&ck, &slot, slot_err, &err);
-	ktap_ok(!ret && slot == 0 && ck.checkpoint_lsn == 900 &&
-		slot_err[1] == UT_SB_ECRC,
+	ktap_ok(!ret && slot == 0 && ck.checkpoint_lsn == 900 && slot_err[1] == UT_SB_ECRC,
 		"damaged slot 1 falls back to slot 0");
 
 	file_flip_byte(dat, UT_SB_SECTOR + 30);
@@ -128,6 +127,7 @@ int main(void)
 		"damaged header: refused (%s)", ret ? err.msg : "opened");
 	file_flip_byte(dat, 20);
 	ret = open_ckpt(&ck, &slot, slot_err, &err);
-	ktap_ok(!ret && ck.checkpoint_lsn == 900, "store opens again once the header is restored");
+	ktap_ok(!ret && ck.checkpoint_lsn == 900,
+		"store opens again once the header is restored");
 	return ktap_finish();
 }

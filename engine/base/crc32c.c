@@ -44,6 +44,8 @@ uint32_t ut_crc32c_table(uint32_t crc, const void *buf, size_t len)
 		crc = crc32c_tab[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
 		len--;
 	}
+	/* one table lookup per byte, a line each */
+	/* clang-format off */
 	while (len >= 8) {
 		memcpy(&word, p, 8);
 		word ^= crc;
@@ -58,14 +60,17 @@ uint32_t ut_crc32c_table(uint32_t crc, const void *buf, size_t len)
 		p += 8;
 		len -= 8;
 	}
+	/* clang-format on */
 	while (len--)
 		crc = crc32c_tab[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
 	return ~crc;
 }
 
 #if defined(__x86_64__)
+/* clang-format off */
 __attribute__((target("sse4.2")))
 uint32_t ut_crc32c_hw(uint32_t crc, const void *buf, size_t len)
+/* clang-format on */
 {
 	const unsigned char *p = buf;
 	uint64_t crc64, word;
@@ -105,8 +110,10 @@ int ut_crc32c_hw_available(void)
 }
 #endif
 
+/* clang-format off */
 __attribute__((constructor))
 static void crc32c_init(void)
+/* clang-format on */
 {
 	crc32c_tab_init();
 	if (ut_crc32c_hw_available())

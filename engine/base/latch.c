@@ -15,15 +15,11 @@ static struct {
 } latch_stats[UT_LATCH_NCLASSES];
 
 static const char *const latch_names[UT_LATCH_NCLASSES] = {
-	[UT_LATCH_PAGE]		= "page",
-	[UT_LATCH_TREE]		= "tree",
-	[UT_LATCH_POOL]		= "pool",
-	[UT_LATCH_FLUSH_LIST]	= "flush_list",
-	[UT_LATCH_LOG]		= "log",
-	[UT_LATCH_LOG_FLUSH]	= "log_flush",
-	[UT_LATCH_DBLWR]	= "dblwr",
-	[UT_LATCH_ALLOC]	= "alloc",
-	[UT_LATCH_CLEANER]	= "cleaner",
+	[UT_LATCH_PAGE] = "page",	[UT_LATCH_TREE] = "tree",
+	[UT_LATCH_POOL] = "pool",	[UT_LATCH_FLUSH_LIST] = "flush_list",
+	[UT_LATCH_LOG] = "log",		[UT_LATCH_LOG_FLUSH] = "log_flush",
+	[UT_LATCH_DBLWR] = "dblwr",	[UT_LATCH_ALLOC] = "alloc",
+	[UT_LATCH_CLEANER] = "cleaner",
 };
 
 uint64_t ut_now_ns(void)
@@ -37,13 +33,12 @@ uint64_t ut_now_ns(void)
 static void latch_count(unsigned cls, uint64_t wait_ns, int waited)
 {
 	if (cls >= UT_LATCH_NCLASSES)
-		return;	/* an idle wait: not contention */
+		return; /* an idle wait: not contention */
 	atomic_fetch_add_explicit(&latch_stats[cls].acquisitions, 1,
 				  memory_order_relaxed);
 	if (!waited)
 		return;
-	atomic_fetch_add_explicit(&latch_stats[cls].waits, 1,
-				  memory_order_relaxed);
+	atomic_fetch_add_explicit(&latch_stats[cls].waits, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&latch_stats[cls].wait_ns, wait_ns,
 				  memory_order_relaxed);
 }
@@ -78,23 +73,20 @@ static void hold_begin(uint64_t *held_since)
 		*held_since = ut_now_ns();
 }
 
-static void hold_end(unsigned cls, void *latch, uint64_t *held_since,
-		     uint32_t *waiters)
+static void hold_end(unsigned cls, void *latch, uint64_t *held_since, uint32_t *waiters)
 {
 	if (!*held_since)
 		return;
 	if (__atomic_load_n(waiters, __ATOMIC_RELAXED))
-		UT_PROBE(latch__release, cls, latch,
-			 ut_now_ns() - *held_since, ut_latch_class_name(cls));
+		UT_PROBE(latch__release, cls, latch, ut_now_ns() - *held_since,
+			 ut_latch_class_name(cls));
 	*held_since = 0;
 }
 
-static uint64_t wait_begin(unsigned cls, void *latch, uint32_t *waiters,
-			   int exclusive)
+static uint64_t wait_begin(unsigned cls, void *latch, uint32_t *waiters, int exclusive)
 {
 	__atomic_fetch_add(waiters, 1, __ATOMIC_RELAXED);
-	UT_PROBE(latch__wait__start, cls, latch, exclusive,
-		 ut_latch_class_name(cls));
+	UT_PROBE(latch__wait__start, cls, latch, exclusive, ut_latch_class_name(cls));
 	return ut_now_ns();
 }
 
@@ -135,8 +127,7 @@ void ut_rwlock_init(struct ut_rwlock *l, enum ut_latch_class cls)
 
 	pthread_rwlockattr_init(&attr);
 	/* writers must not starve behind a stream of readers */
-	pthread_rwlockattr_setkind_np(&attr,
-			PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
 	pthread_rwlock_init(&l->rw, &attr);
 	pthread_rwlockattr_destroy(&attr);
 	l->cls = cls;
@@ -206,8 +197,8 @@ void ut_cond_init(pthread_cond_t *c)
 	pthread_condattr_destroy(&attr);
 }
 
-int ut_cond_wait(pthread_cond_t *c, struct ut_mutex *m,
-		 enum ut_latch_class cls, uint64_t timeout_ns)
+int ut_cond_wait(pthread_cond_t *c, struct ut_mutex *m, enum ut_latch_class cls,
+		 uint64_t timeout_ns)
 {
 	uint64_t t0 = ut_now_ns(), until;
 	struct timespec ts;

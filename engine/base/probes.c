@@ -7,8 +7,8 @@
 #include "base/probes.h"
 
 #ifdef UT_HAVE_SDT
-#define UT_PROBE_DEFINE(name)						\
-	volatile unsigned short UT_PROBE_SEMA(name)			\
+#define UT_PROBE_DEFINE(name)                       \
+	volatile unsigned short UT_PROBE_SEMA(name) \
 		__attribute__((section(".probes"), used));
 UT_PROBE_LIST(UT_PROBE_DEFINE)
 #endif

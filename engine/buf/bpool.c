@@ -10,9 +10,8 @@
 #include "buf/bpool.h"
 #include "base/mem.h"
 
-int ut_bpool_init(struct ut_bpool *bp, const struct ut_geom *g,
-		  uint64_t bytes, int data_fd, const char *data_path,
-		  struct ut_err *err)
+int ut_bpool_init(struct ut_bpool *bp, const struct ut_geom *g, uint64_t bytes,
+		  int data_fd, const char *data_path, struct ut_err *err)
 {
 	unsigned i, hash_size = 1;
 
@@ -22,7 +21,8 @@ int ut_bpool_init(struct ut_bpool *bp, const struct ut_geom *g,
 	bp->data_path = data_path;
 	bp->n_frames = bytes / g->page_size;
 	if (bp->n_frames < UT_BPOOL_MIN_FRAMES)
-		return ut_err_set(err, -EINVAL, "buffer pool of %llu bytes holds %u pages of %u bytes, fewer than %u; use a larger --pool",
+		return ut_err_set(err, -EINVAL,
+				  "buffer pool of %llu bytes holds %u pages of %u bytes, fewer than %u; use a larger --pool",
 				  (unsigned long long)bytes, bp->n_frames,
 				  g->page_size, UT_BPOOL_MIN_FRAMES);
 	while (hash_size < bp->n_frames * 2)
@@ -30,10 +30,11 @@ int ut_bpool_init(struct ut_bpool *bp, const struct ut_geom *g,
 	bp->hash_mask = hash_size - 1;
 	bp->mem = ut_io_alloc((size_t)bp->n_frames * g->page_size);
 	bp->frames = calloc(bp->n_frames, sizeof(*bp->frames));
-	bp->hash = calloc(hash_size, sizeof(*bp->hash));	/* NOLINT(bugprone-sizeof-expression): pointers */
+	bp->hash = calloc(hash_size, sizeof(*bp->hash)); /* NOLINT(bugprone-sizeof-expression): pointers */
 	if (!bp->mem || !bp->frames || !bp->hash) {
 		ut_bpool_destroy(bp);
-		return ut_err_set(err, -ENOMEM, "cannot allocate a %llu-byte buffer pool; use a smaller --pool",
+		return ut_err_set(err, -ENOMEM,
+				  "cannot allocate a %llu-byte buffer pool; use a smaller --pool",
 				  (unsigned long long)bytes);
 	}
 	for (i = 0; i < bp->n_frames; i++) {
@@ -188,8 +189,7 @@ static void latch(struct ut_frame *f, enum ut_latch_mode mode)
 		ut_rwlock_rdlock(&f->latch);
 }
 
-void ut_bpool_release(struct ut_bpool *bp, struct ut_frame *f,
-		      enum ut_latch_mode mode)
+void ut_bpool_release(struct ut_bpool *bp, struct ut_frame *f, enum ut_latch_mode mode)
 {
 	(void)bp;
 	(void)mode;
@@ -249,8 +249,7 @@ static struct ut_frame *frame_claim(struct ut_bpool *bp, uint32_t page_no,
 		bp->stats.free_waits++;
 		if (bp->need_free)
 			bp->need_free(bp->need_free_arg);
-		ut_cond_wait(&bp->free_cond, &bp->mutex, UT_LATCH_POOL,
-			     100000000ull);
+		ut_cond_wait(&bp->free_cond, &bp->mutex, UT_LATCH_POOL, 100000000ull);
 		*waited = 1;
 		return NULL;
 	}
@@ -279,9 +278,8 @@ static void frame_fail(struct ut_bpool *bp, struct ut_frame *f, int err)
 	ut_mutex_unlock(&bp->mutex);
 }
 
-int ut_bpool_get(struct ut_bpool *bp, uint32_t page_no,
-		 enum ut_latch_mode mode, unsigned flags,
-		 struct ut_frame **framep)
+int ut_bpool_get(struct ut_bpool *bp, uint32_t page_no, enum ut_latch_mode mode,
+		 unsigned flags, struct ut_frame **framep)
 {
 	struct ut_frame *f;
 	int waited, ret;
@@ -329,8 +327,7 @@ int ut_bpool_get(struct ut_bpool *bp, uint32_t page_no,
 	return 0;
 }
 
-int ut_bpool_create(struct ut_bpool *bp, uint32_t page_no,
-		    struct ut_frame **framep)
+int ut_bpool_create(struct ut_bpool *bp, uint32_t page_no, struct ut_frame **framep)
 {
 	struct ut_frame *f;
 	int waited;
@@ -391,8 +388,7 @@ void ut_bpool_clean_locked(struct ut_bpool *bp, struct ut_frame *f)
 	bp->n_dirty--;
 }
 
-void ut_bpool_set_need_free(struct ut_bpool *bp, void (*need_free)(void *arg),
-			    void *arg)
+void ut_bpool_set_need_free(struct ut_bpool *bp, void (*need_free)(void *arg), void *arg)
 {
 	bp->need_free = need_free;
 	bp->need_free_arg = arg;
@@ -448,14 +444,13 @@ int ut_prefetch_init(struct ut_prefetch *pf, unsigned cap, uint32_t page_size)
 {
 	memset(pf, 0, sizeof(*pf));
 	pf->cap = cap;
-	pf->staging_cap = 2 * cap;	/* room for holes read through */
+	pf->staging_cap = 2 * cap; /* room for holes read through */
 	pf->ios = calloc(cap, sizeof(*pf->ios));
-	pf->frames = calloc(cap, sizeof(*pf->frames));	/* NOLINT(bugprone-sizeof-expression): pointers */
+	pf->frames = calloc(cap, sizeof(*pf->frames)); /* NOLINT(bugprone-sizeof-expression): pointers */
 	pf->run_first = calloc(cap + 1, sizeof(*pf->run_first));
 	pf->slot = calloc(cap, sizeof(*pf->slot));
 	pf->staging = ut_io_alloc((size_t)pf->staging_cap * page_size);
-	if (!pf->ios || !pf->frames || !pf->run_first || !pf->slot ||
-	    !pf->staging) {
+	if (!pf->ios || !pf->frames || !pf->run_first || !pf->slot || !pf->staging) {
 		ut_prefetch_free(pf);
 		return -ENOMEM;
 	}
@@ -580,10 +575,12 @@ int ut_prefetch_finish(struct ut_bpool *bp, struct ut_prefetch *pf)
 		pf->bytes_total += pf->ios[i].len;
 		for (k = pf->run_first[i]; k < pf->run_first[i + 1]; k++) {
 			f = pf->frames[k];
-			ret = pf->ios[i].res == (int)pf->ios[i].len ? 0 :
-			      (pf->ios[i].res < 0 ? pf->ios[i].res : -EIO);
+			ret = pf->ios[i].res == (int)pf->ios[i].len ?
+				      0 :
+				      (pf->ios[i].res < 0 ? pf->ios[i].res : -EIO);
 			if (!ret) {
-				memcpy(f->area, pf->staging + (size_t)pf->slot[k] * ps, ps);
+				memcpy(f->area,
+				       pf->staging + (size_t)pf->slot[k] * ps, ps);
 				ret = frame_unpack(bp, f, pf->unpack_flags);
 			}
 			if (ret) {
@@ -606,7 +603,7 @@ void ut_bpool_evict_clean(struct ut_bpool *bp)
 	struct ut_frame *f, *prev;
 
 	ut_mutex_lock(&bp->mutex);
-	ut_mutex_lock(&bp->fl_mutex);	/* as evictable() needs */
+	ut_mutex_lock(&bp->fl_mutex); /* as evictable() needs */
 	for (f = bp->lru_tail; f; f = prev) {
 		prev = f->lru_prev;
 		if (!evictable(f))
@@ -620,4 +617,3 @@ void ut_bpool_evict_clean(struct ut_bpool *bp)
 	ut_mutex_unlock(&bp->fl_mutex);
 	ut_mutex_unlock(&bp->mutex);
 }
-

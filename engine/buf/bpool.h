@@ -33,12 +33,12 @@ struct ut_frame {
 	struct ut_rwlock latch;
 	uint32_t page_no;
 	uint8_t state;
-	uint8_t io_fix;		/* being flushed: cleaners skip it */
-	uint8_t torn;		/* read torn (recovery rewrites it) */
-	uint8_t ra_unused;	/* read ahead, not yet accessed */
-	int error;		/* state ERROR: why the read failed */
+	uint8_t io_fix; /* being flushed: cleaners skip it */
+	uint8_t torn; /* read torn (recovery rewrites it) */
+	uint8_t ra_unused; /* read ahead, not yet accessed */
+	int error; /* state ERROR: why the read failed */
 	atomic_int fix;
-	uint64_t oldest_lsn;	/* 0: clean */
+	uint64_t oldest_lsn; /* 0: clean */
 	uint64_t newest_lsn;
 	struct ut_page_meta meta;
 	unsigned char *area;
@@ -59,16 +59,16 @@ struct ut_bpool {
 	unsigned n_frames;
 	struct ut_frame *frames;
 	unsigned char *mem;
-	struct ut_mutex mutex;		/* hash, LRU, free list */
+	struct ut_mutex mutex; /* hash, LRU, free list */
 	pthread_cond_t free_cond;
 	struct ut_frame **hash;
 	unsigned hash_mask;
 	struct ut_frame *lru_head, *lru_tail;
 	struct ut_frame *free_list;
-	struct ut_mutex fl_mutex;	/* flush list */
-	struct ut_frame *fl_head, *fl_tail;	/* newest .. oldest */
+	struct ut_mutex fl_mutex; /* flush list */
+	struct ut_frame *fl_head, *fl_tail; /* newest .. oldest */
 	unsigned n_dirty;
-	void (*need_free)(void *arg);	/* asks the cleaner to flush */
+	void (*need_free)(void *arg); /* asks the cleaner to flush */
 	void *need_free_arg;
 	struct ut_bpool_stats stats;
 };
@@ -87,16 +87,16 @@ enum ut_latch_mode { UT_S, UT_X };
 struct ut_prefetch {
 	struct ut_batch batch;
 	struct ut_io *ios;
-	struct ut_frame **frames;	/* claimed, X-latched until finish */
-	uint32_t *run_first;		/* per I/O: index of its first frame */
-	uint32_t *slot;			/* per frame: its page in staging */
+	struct ut_frame **frames; /* claimed, X-latched until finish */
+	uint32_t *run_first; /* per I/O: index of its first frame */
+	uint32_t *slot; /* per frame: its page in staging */
 	unsigned n_frames, n_ios, cap, staging_cap;
-	unsigned unpack_flags;		/* UT_UNPACK_TOLERATE_TORN for recovery */
+	unsigned unpack_flags; /* UT_UNPACK_TOLERATE_TORN for recovery */
 	unsigned char *staging;
 	int active;
 	int error;
 	uint64_t ios_total, bytes_total, submits_total, pages_total;
-	uint64_t hole_pages_total;	/* read through, not used */
+	uint64_t hole_pages_total; /* read through, not used */
 };
 
 /* Drops every clean, unused frame (the pool's cold start). */
@@ -118,9 +118,8 @@ int ut_prefetch_start(struct ut_bpool *bp, struct ut_prefetch *pf,
  * and reports the error); returns the first error. */
 int ut_prefetch_finish(struct ut_bpool *bp, struct ut_prefetch *pf);
 
-int ut_bpool_init(struct ut_bpool *bp, const struct ut_geom *g,
-		  uint64_t bytes, int data_fd, const char *data_path,
-		  struct ut_err *err);
+int ut_bpool_init(struct ut_bpool *bp, const struct ut_geom *g, uint64_t bytes,
+		  int data_fd, const char *data_path, struct ut_err *err);
 void ut_bpool_destroy(struct ut_bpool *bp);
 
 /*
@@ -128,14 +127,11 @@ void ut_bpool_destroy(struct ut_bpool *bp);
  * UT_UNPACK_TOLERATE_TORN for recovery.  Returns 0, or -errno (-EBADMSG
  * for a page that fails verification).
  */
-int ut_bpool_get(struct ut_bpool *bp, uint32_t page_no,
-		 enum ut_latch_mode mode, unsigned flags,
-		 struct ut_frame **framep);
+int ut_bpool_get(struct ut_bpool *bp, uint32_t page_no, enum ut_latch_mode mode,
+		 unsigned flags, struct ut_frame **framep);
 /* A fresh, X-latched, zeroed frame for a page not yet on disk. */
-int ut_bpool_create(struct ut_bpool *bp, uint32_t page_no,
-		    struct ut_frame **framep);
-void ut_bpool_release(struct ut_bpool *bp, struct ut_frame *f,
-		      enum ut_latch_mode mode);
+int ut_bpool_create(struct ut_bpool *bp, uint32_t page_no, struct ut_frame **framep);
+void ut_bpool_release(struct ut_bpool *bp, struct ut_frame *f, enum ut_latch_mode mode);
 
 /* need_free(arg) is called when a reader waits for a free frame. */
 void ut_bpool_set_need_free(struct ut_bpool *bp, void (*need_free)(void *arg),

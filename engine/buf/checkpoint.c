@@ -36,7 +36,7 @@ int ut_checkpoint(struct ut_checkpointer *ck)
 	ret = ut_redo_flush_to(ck->log, lsn);
 	if (ret)
 		goto out_unlock;
-	rec = ck->store->ckpt;		/* the root page stays where it is */
+	rec = ck->store->ckpt; /* the root page stays where it is */
 	rec.checkpoint_lsn = lsn;
 	rec.n_pages = ut_space_pages(ck->space);
 	ret = ut_store_write_checkpoint(ck->store, &rec, NULL);

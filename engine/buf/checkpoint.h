@@ -22,8 +22,8 @@ struct ut_checkpointer {
 	struct ut_redo *log;
 	struct ut_store *store;
 	struct ut_space *space;
-	struct ut_mutex mutex;		/* one checkpoint at a time */
-	atomic_uint_fast64_t count;	/* checkpoints written */
+	struct ut_mutex mutex; /* one checkpoint at a time */
+	atomic_uint_fast64_t count; /* checkpoints written */
 };
 
 void ut_checkpointer_init(struct ut_checkpointer *ck, struct ut_bpool *pool,

@@ -13,8 +13,8 @@
 #include "base/probes.h"
 #include "buf/flush.h"
 
-#define CLEANER_IDLE_NS		1000000000ull
-#define DIRTY_HIGH_PCT		75
+#define CLEANER_IDLE_NS 1000000000ull
+#define DIRTY_HIGH_PCT 75
 
 int ut_cleaner_alloc(struct ut_flush *fl, struct ut_cleaner *c)
 {
@@ -23,7 +23,7 @@ int ut_cleaner_alloc(struct ut_flush *fl, struct ut_cleaner *c)
 	memset(c, 0, sizeof(*c));
 	c->fl = fl;
 	c->buf = ut_io_alloc(UT_DBLWR_HDR + (size_t)batch * fl->pool->geom.page_size);
-	c->frames = calloc(batch, sizeof(*c->frames));	/* NOLINT(bugprone-sizeof-expression): pointers */
+	c->frames = calloc(batch, sizeof(*c->frames)); /* NOLINT(bugprone-sizeof-expression): pointers */
 	c->page_nos = calloc(batch, sizeof(*c->page_nos));
 	c->ios = calloc(batch + 1, sizeof(*c->ios));
 	if (!c->buf || !c->frames || !c->page_nos || !c->ios) {
@@ -64,8 +64,7 @@ static unsigned batch_collect(struct ut_flush *fl, struct ut_cleaner *c)
 	return n;
 }
 
-static void batch_finish(struct ut_flush *fl, struct ut_cleaner *c,
-			 unsigned n, int ok)
+static void batch_finish(struct ut_flush *fl, struct ut_cleaner *c, unsigned n, int ok)
 {
 	struct ut_bpool *bp = fl->pool;
 	struct ut_frame *f;
@@ -84,8 +83,7 @@ static void batch_finish(struct ut_flush *fl, struct ut_cleaner *c,
 }
 
 /* The guard writes the batch in place, whole, and makes it durable. */
-static int batch_write(struct ut_flush *fl, struct ut_cleaner *c,
-		       unsigned n)
+static int batch_write(struct ut_flush *fl, struct ut_cleaner *c, unsigned n)
 {
 	struct ut_guard_batch b = {
 		.ring = ut_ring_thread(),
@@ -130,13 +128,12 @@ int ut_flush_batch(struct ut_flush *fl, struct ut_cleaner *c)
 	}
 	t0 = UT_PROBE_ENABLED(flush__batch__done) ? ut_now_ns() : 0;
 	UT_PROBE(flush__batch__start, guard_name(fl), n);
-	ret = ut_redo_flush_to(fl->log, newest);	/* the WAL rule */
+	ret = ut_redo_flush_to(fl->log, newest); /* the WAL rule */
 	if (!ret)
 		ret = batch_write(fl, c, n);
 	batch_finish(fl, c, n, !ret);
 	if (t0)
-		UT_PROBE(flush__batch__done, guard_name(fl), n,
-			 ut_now_ns() - t0, ret);
+		UT_PROBE(flush__batch__done, guard_name(fl), n, ut_now_ns() - t0, ret);
 	if (ret) {
 		fl->fatal = ret;
 		return ret;
@@ -174,8 +171,7 @@ static int cleaner_has_work(struct ut_flush *fl)
 
 	if (fl->free_wanted)
 		return 1;
-	if (ut_bpool_dirty_count(fl->pool) * 100 >
-	    fl->pool->n_frames * DIRTY_HIGH_PCT)
+	if (ut_bpool_dirty_count(fl->pool) * 100 > fl->pool->n_frames * DIRTY_HIGH_PCT)
 		return 1;
 	oldest = ut_bpool_oldest_lsn(fl->pool);
 	if (oldest && oldest < fl->target_lsn)
@@ -213,8 +209,8 @@ static void *cleaner_main(void *arg)
 		if (n == 0 && !timed_out && !fl->stopping)
 			/* everything dirty is latched right now: wait for a
 			 * change rather than spin */
-			ut_cond_wait(&fl->work_cond, &fl->mutex,
-				     UT_LATCH_IDLE, 10000000ull);
+			ut_cond_wait(&fl->work_cond, &fl->mutex, UT_LATCH_IDLE,
+				     10000000ull);
 		ut_mutex_unlock(&fl->mutex);
 		if (n < 0)
 			break;
@@ -308,8 +304,8 @@ void ut_flush_log_free_check(struct ut_flush *fl)
 	while (ut_redo_age(fl->log) > limit && !fl->fatal && fl->n_cleaners) {
 		ut_flush_want_log_space(fl);
 		ut_mutex_lock(&fl->mutex);
-		ut_cond_wait(&fl->progress_cond, &fl->mutex,
-			     UT_LATCH_CLEANER, 100000000ull);
+		ut_cond_wait(&fl->progress_cond, &fl->mutex, UT_LATCH_CLEANER,
+			     100000000ull);
 		ut_mutex_unlock(&fl->mutex);
 	}
 }

@@ -24,7 +24,7 @@ struct ut_flush;
 struct ut_cleaner {
 	struct ut_flush *fl;
 	pthread_t thread;
-	unsigned char *buf;		/* dblwr header + batch page images */
+	unsigned char *buf; /* dblwr header + batch page images */
 	struct ut_frame **frames;
 	uint32_t *page_nos;
 	struct ut_io *ios;
@@ -35,14 +35,14 @@ struct ut_flush {
 	struct ut_redo *log;
 	struct ut_page_guard *guard;
 	struct ut_checkpointer *ckpt;
-	unsigned batch;			/* pages per batch at most */
-	struct ut_mutex mutex;		/* everything below */
-	pthread_cond_t work_cond;	/* cleaners wait for work */
-	pthread_cond_t progress_cond;	/* waiters for a batch to be done */
-	uint64_t target_lsn;		/* flush pages older than this */
+	unsigned batch; /* pages per batch at most */
+	struct ut_mutex mutex; /* everything below */
+	pthread_cond_t work_cond; /* cleaners wait for work */
+	pthread_cond_t progress_cond; /* waiters for a batch to be done */
+	uint64_t target_lsn; /* flush pages older than this */
 	int free_wanted;
 	int stopping;
-	int fatal;			/* a failed page write: no more */
+	int fatal; /* a failed page write: no more */
 	struct ut_cleaner *cleaners;
 	unsigned n_cleaners;
 	atomic_uint_fast64_t pages_written;

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include "ack_dev.h"
 
-#define ACK_SLOT_MAX	4096
+#define ACK_SLOT_MAX 4096
 
 /* Slot size and count: the device's logical block, or 4 KiB in a file. */
 static int ack_dev_geometry(struct ack_dev *ad)
@@ -30,7 +30,8 @@ static int ack_dev_geometry(struct ack_dev *ad)
 	if (fstat(ad->fd, &sb))
 		return -errno;
 	if (S_ISBLK(sb.st_mode)) {
-		if (ioctl(ad->fd, BLKSSZGET, &lbs) || ioctl(ad->fd, BLKGETSIZE64, &bytes))
+		if (ioctl(ad->fd, BLKSSZGET, &lbs) ||
+		    ioctl(ad->fd, BLKGETSIZE64, &bytes))
 			return -errno;
 		if (lbs < 512 || lbs > ACK_SLOT_MAX)
 			return -EINVAL;

@@ -14,9 +14,9 @@
 
 struct ack_dev {
 	int fd;
-	uint32_t slot_bytes;		/* one record per logical block */
-	uint64_t slots;			/* records that fit */
-	atomic_uint_fast64_t next;	/* the next free record */
+	uint32_t slot_bytes; /* one record per logical block */
+	uint64_t slots; /* records that fit */
+	atomic_uint_fast64_t next; /* the next free record */
 };
 
 /* Opens PATH for records; -errno (ENOTBLK: neither a device nor a file). */

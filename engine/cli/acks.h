@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 struct acks {
-	uint64_t *key, *ver;	/* ver 0: empty slot */
+	uint64_t *key, *ver; /* ver 0: empty slot */
 	size_t cap, n;
 	uint64_t lines;
 };
@@ -60,7 +60,7 @@ static inline int acks_read(struct acks *a, FILE *in)
 
 	while (fgets(line, sizeof(line), in)) {
 		if (sscanf(line, "%llu %llu", &key, &ver) != 2)
-			continue;	/* a line cut by the crash */
+			continue; /* a line cut by the crash */
 		if (acks_put(a, key, ver))
 			return -1;
 		a->lines++;

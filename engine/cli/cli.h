@@ -9,9 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define EXIT_OK		0
-#define EXIT_CORRUPT	1	/* check: bad pages found */
-#define EXIT_ERROR	2	/* bad usage, bad input, I/O error */
+#define EXIT_OK 0
+#define EXIT_CORRUPT 1 /* check: bad pages found */
+#define EXIT_ERROR 2 /* bad usage, bad input, I/O error */
 
 int cmd_init(int argc, char **argv);
 int cmd_info(int argc, char **argv);
@@ -35,10 +35,13 @@ struct ut_err;
  * with the holder named).  CLI_OPT_WAIT goes in a command's option table,
  * 'W' to cli_parse_wait.
  */
-#define CLI_OPT_WAIT	{ "wait", required_argument, NULL, 'W' }
-#define CLI_WAIT_HELP \
-"  --wait SECONDS  wait up to SECONDS for a store another process is\n" \
-"                  using (default: refuse at once, naming it)\n"
+#define CLI_OPT_WAIT                                 \
+	{                                            \
+		"wait", required_argument, NULL, 'W' \
+	}
+#define CLI_WAIT_HELP                                                           \
+	"  --wait SECONDS  wait up to SECONDS for a store another process is\n" \
+	"                  using (default: refuse at once, naming it)\n"
 extern unsigned cli_wait_ms;
 int cli_parse_wait(const char *cmd, const char *arg);
 
@@ -53,8 +56,8 @@ int cli_engine_open(const char *dir, const struct ut_engine_opts *o,
 int cli_engine_close(struct ut_engine *eng);
 /* Parses "CMD [--json] [--wait S] DIR": returns 0 with *dir set, 1 after printing
  * help, or EXIT_ERROR after a usage message. */
-int cli_parse_json_dir(const char *cmd, const char *help, int argc,
-		       char **argv, int *as_json, const char **dir);
+int cli_parse_json_dir(const char *cmd, const char *help, int argc, char **argv,
+		       int *as_json, const char **dir);
 /* Installs the fault UNTORN_INJECT asks for (see inject.c). */
 void cli_inject_from_env(void);
 

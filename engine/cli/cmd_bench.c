@@ -23,34 +23,33 @@
 #include "rowgen.h"
 
 static const char bench_help[] =
-"usage: untorn bench write DIR [--threads T] [--seconds S] [--commit sync|lazy]\n"
-"                         [--update-pct P] [--value-size B] [--pool SIZE]\n"
-"                         [--cleaners N] [--rows N] [--json] [--wait S]\n"
-"\n"
-"T threads (default 4) run transactions for S seconds (default 10): each is\n"
-"one row write, an update of a random existing key (P%, default 75) or an\n"
-"insert of a new key, committed with fdatasync of the redo log (sync, the\n"
-"default) or flushed every 100 ms (lazy).  Prints TPS, commit latency\n"
-"p50/p95/p99, pages written, bytes the device wrote, fsyncs, doublewrite\n"
-"slot wait time, and latch waits per class.  --cleaners (default 2) page\n"
-"cleaner threads share the store's doublewrite segments (2 by default):\n"
-"more cleaners than segments wait for slots.  --rows N: keys 0..N-1 exist\n"
-"(as after `load --rows N`); without it the store is scanned to find out.\n"
-"--ack-fd FD writes \"KEY VERSION\" of every acknowledged commit to FD;\n"
-"--ack-dev PATH writes each as a record of its own, one logical block,\n"
-"with O_DIRECT|O_DSYNC, to a block device (or file) for power-cut replays\n"
-"(read back with the zero bytes removed; `untorn verify --acks`).\n"
-"\n"
-CLI_WAIT_HELP;
+	"usage: untorn bench write DIR [--threads T] [--seconds S] [--commit sync|lazy]\n"
+	"                         [--update-pct P] [--value-size B] [--pool SIZE]\n"
+	"                         [--cleaners N] [--rows N] [--json] [--wait S]\n"
+	"\n"
+	"T threads (default 4) run transactions for S seconds (default 10): each is\n"
+	"one row write, an update of a random existing key (P%, default 75) or an\n"
+	"insert of a new key, committed with fdatasync of the redo log (sync, the\n"
+	"default) or flushed every 100 ms (lazy).  Prints TPS, commit latency\n"
+	"p50/p95/p99, pages written, bytes the device wrote, fsyncs, doublewrite\n"
+	"slot wait time, and latch waits per class.  --cleaners (default 2) page\n"
+	"cleaner threads share the store's doublewrite segments (2 by default):\n"
+	"more cleaners than segments wait for slots.  --rows N: keys 0..N-1 exist\n"
+	"(as after `load --rows N`); without it the store is scanned to find out.\n"
+	"--ack-fd FD writes \"KEY VERSION\" of every acknowledged commit to FD;\n"
+	"--ack-dev PATH writes each as a record of its own, one logical block,\n"
+	"with O_DIRECT|O_DSYNC, to a block device (or file) for power-cut replays\n"
+	"(read back with the zero bytes removed; `untorn verify --acks`).\n"
+	"\n" CLI_WAIT_HELP;
 
 struct bench {
 	struct ut_engine *eng;
-	uint64_t rows;		/* keys 0..rows-1 exist */
+	uint64_t rows; /* keys 0..rows-1 exist */
 	uint64_t seconds, threads, update_pct, value_size;
 	int ack_fd;
 	struct ack_dev ack_dev;
 	const char *ack_dev_path;
-	atomic_int ack_dev_full;	/* said once that it is full */
+	atomic_int ack_dev_full; /* said once that it is full */
 	int lazy;
 	int rows_given;
 	unsigned cleaners;
@@ -116,7 +115,8 @@ static int ack_dev_record(struct bench *b, uint64_t key, uint64_t version)
 		return 0;
 	}
 	if (ret && !atomic_exchange(&b->failed, 1)) {
-		snprintf(b->err.msg, sizeof(b->err.msg), "cannot write an acknowledgement to %s: %s",
+		snprintf(b->err.msg, sizeof(b->err.msg),
+			 "cannot write an acknowledgement to %s: %s",
 			 b->ack_dev_path, strerror(-ret));
 		atomic_store(&b->stop, 1);
 	}
@@ -146,8 +146,8 @@ static void *worker_main(void *arg)
 		}
 		lat_push(w, ut_now_ns() - t0);
 		if (b->ack_fd >= 0) {
-			n = snprintf(ack, sizeof(ack), "%" PRIu64 " %" PRIu64 "\n",
-				     key, version);
+			n = snprintf(ack, sizeof(ack),
+				     "%" PRIu64 " %" PRIu64 "\n", key, version);
 			if (write(b->ack_fd, ack, n) != n)
 				b->ack_fd = -1;
 		}
@@ -229,8 +229,7 @@ static void percentiles(struct worker *w, unsigned n, struct bench_result *r)
 	free(all);
 }
 
-static void print_json(struct bench *b, const struct bench_result *r,
-		       const char *dir)
+static void print_json(struct bench *b, const struct bench_result *r, const char *dir)
 {
 	struct json j;
 	int i;
@@ -277,18 +276,19 @@ static void print_table(struct bench *b, const struct bench_result *r)
 {
 	int i;
 
-	printf("guard %s%s, page %u, %llu threads, %.1f s\n",
-	       ut_engine_guard(b->eng),
+	printf("guard %s%s, page %u, %llu threads, %.1f s\n", ut_engine_guard(b->eng),
 	       ut_engine_uses_jw(b->eng) ? " (pages through untorn_jw)" : "",
-	       ut_engine_page_size(b->eng),
-	       (unsigned long long)b->threads, r->seconds);
+	       ut_engine_page_size(b->eng), (unsigned long long)b->threads,
+	       r->seconds);
 	printf("  %-22s %12.0f\n", "tps", r->tps);
 	printf("  %-22s %12llu / %llu / %llu\n", "commit p50/p95/p99 us",
 	       (unsigned long long)r->p50, (unsigned long long)r->p95,
 	       (unsigned long long)r->p99);
-	printf("  %-22s %12llu\n", "pages written", (unsigned long long)r->st.pages_written);
+	printf("  %-22s %12llu\n", "pages written",
+	       (unsigned long long)r->st.pages_written);
 	printf("  %-22s %12lld\n", "device bytes written", (long long)r->device_bytes);
-	printf("  %-22s %12llu\n", "redo bytes written", (unsigned long long)r->st.redo_bytes_written);
+	printf("  %-22s %12llu\n", "redo bytes written",
+	       (unsigned long long)r->st.redo_bytes_written);
 	printf("  %-22s %12llu\n", "fsyncs", (unsigned long long)r->st.fsyncs);
 	printf("  %-22s %12.3f ms (%llu waits)\n", "dblwr slot wait",
 	       r->st.dblwr_wait_ns / 1e6, (unsigned long long)r->st.dblwr_waits);
@@ -333,33 +333,41 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			if (cli_parse_num("bench", "--threads", optarg, 1, 1024, &b->threads))
+			if (cli_parse_num("bench", "--threads", optarg, 1, 1024,
+					  &b->threads))
 				return -1;
 			break;
 		case 's':
-			if (cli_parse_num("bench", "--seconds", optarg, 1, 86400, &b->seconds))
+			if (cli_parse_num("bench", "--seconds", optarg, 1,
+					  86400, &b->seconds))
 				return -1;
 			break;
 		case 'c':
 			if (strcmp(optarg, "sync") && strcmp(optarg, "lazy"))
-				return cli_usage_fail("bench", "--commit is sync or lazy, not '%s'", optarg);
-			eo->commit = !strcmp(optarg, "sync") ? UT_COMMIT_SYNC : UT_COMMIT_LAZY;
+				return cli_usage_fail("bench", "--commit is sync or lazy, not '%s'",
+						      optarg);
+			eo->commit = !strcmp(optarg, "sync") ? UT_COMMIT_SYNC :
+							       UT_COMMIT_LAZY;
 			b->lazy = eo->commit == UT_COMMIT_LAZY;
 			break;
 		case 'u':
-			if (cli_parse_num("bench", "--update-pct", optarg, 0, 100, &b->update_pct))
+			if (cli_parse_num("bench", "--update-pct", optarg, 0,
+					  100, &b->update_pct))
 				return -1;
 			break;
 		case 'v':
-			if (cli_parse_num("bench", "--value-size", optarg, ROW_VALUE_MIN, 65536, &b->value_size))
+			if (cli_parse_num("bench", "--value-size", optarg,
+					  ROW_VALUE_MIN, 65536, &b->value_size))
 				return -1;
 			break;
 		case 'p':
-			if (cli_parse_num("bench", "--pool", optarg, 1 << 20, 1ull << 40, &eo->pool_bytes))
+			if (cli_parse_num("bench", "--pool", optarg, 1 << 20,
+					  1ull << 40, &eo->pool_bytes))
 				return -1;
 			break;
 		case 'R':
-			if (cli_parse_num("bench", "--rows", optarg, 0, 1ull << 40, &b->rows))
+			if (cli_parse_num("bench", "--rows", optarg, 0,
+					  1ull << 40, &b->rows))
 				return -1;
 			b->rows_given = 1;
 			break;
@@ -415,7 +423,7 @@ static int bench_run(struct bench *b, struct worker *w, struct bench_result *r)
 	while (ut_now_ns() < t_end && !atomic_load(&b->stop)) {
 		struct timespec ts = { 0, 20000000 };
 
-		nanosleep(&ts, NULL);	/* the run's clock, not synchronisation */
+		nanosleep(&ts, NULL); /* the run's clock, not synchronisation */
 	}
 	atomic_store(&b->stop, 1);
 	for (i = 0; i < started; i++)
@@ -425,7 +433,8 @@ static int bench_run(struct bench *b, struct worker *w, struct bench_result *r)
 	r->tps = r->commits / r->seconds;
 	ut_engine_stats(b->eng, &r->st);
 	ut_latch_stats_get(r->latch);
-	r->device_bytes = dev0 < 0 ? -1 : device_bytes_written(ut_engine_data_path(b->eng)) - dev0;
+	r->device_bytes =
+		dev0 < 0 ? -1 : device_bytes_written(ut_engine_data_path(b->eng)) - dev0;
 	return started == b->threads ? 0 : -EAGAIN;
 }
 
@@ -440,8 +449,8 @@ int cmd_bench(int argc, char **argv)
 
 	if (argc >= 2 && !strcmp(argv[1], "scan"))
 		return cmd_bench_scan(argc - 1, argv + 1);
-	if (argc < 2 || (strcmp(argv[1], "write") && strcmp(argv[1], "--help") &&
-			 strcmp(argv[1], "-h")))
+	if (argc < 2 || (strcmp(argv[1], "write") &&
+			 strcmp(argv[1], "--help") && strcmp(argv[1], "-h")))
 		return cli_usage_fail("bench", "the benchmarks are 'untorn bench write DIR' and 'untorn bench scan DIR'");
 	if (strcmp(argv[1], "write")) {
 		fputs(bench_help, stdout);
@@ -455,8 +464,10 @@ int cmd_bench(int argc, char **argv)
 		ret = ack_dev_open(&b.ack_dev, b.ack_dev_path);
 		if (ret)
 			return cli_fail("--ack-dev %s: %s; give a block device or a preallocated file for the acknowledgements",
-					b.ack_dev_path, ret == -ENOTBLK ? "neither a block device nor a regular file" :
-					ret == -ENOSPC ? "too small for one record" : strerror(-ret));
+					b.ack_dev_path,
+					ret == -ENOTBLK ? "neither a block device nor a regular file" :
+					ret == -ENOSPC ? "too small for one record" :
+							 strerror(-ret));
 	}
 	if (cli_engine_open(argv[optind + 1], &eo, &b.eng)) {
 		ack_dev_close(&b.ack_dev);
@@ -470,12 +481,13 @@ int cmd_bench(int argc, char **argv)
 		return cli_usage_fail("bench", "--value-size %llu exceeds %u, 1/8 of this store's page",
 				      (unsigned long long)b.value_size, max);
 	}
-	if (!b.rows_given)	/* a full scan: slow on a cold disk, see --rows */
+	if (!b.rows_given) /* a full scan: slow on a cold disk, see --rows */
 		ut_scan(b.eng, 0, count_fn, &b.rows);
 	b.version_base = ut_now_ns();
 	w = calloc(b.threads, sizeof(*w));
 	if (!w || bench_run(&b, w, &r))
-		ret = cli_fail("cannot start %llu threads", (unsigned long long)b.threads);
+		ret = cli_fail("cannot start %llu threads",
+			       (unsigned long long)b.threads);
 	else if (atomic_load(&b.failed))
 		ret = cli_fail_err(&b.err, -EIO);
 	if (!ret) {
@@ -483,7 +495,7 @@ int cmd_bench(int argc, char **argv)
 			print_json(&b, &r, argv[optind + 1]);
 		else
 			print_table(&b, &r);
-		fflush(stdout);	/* results out before the store is released */
+		fflush(stdout); /* results out before the store is released */
 	}
 	for (i = 0; w && i < b.threads; i++)
 		free(w[i].lat_us);

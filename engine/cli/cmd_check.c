@@ -9,19 +9,18 @@
 #include "cli.h"
 
 static const char check_help[] =
-"usage: untorn check DIR [--json] [--wait S]\n"
-"\n"
-"Reads every page of the store (64 pages per io_uring submission) and\n"
-"verifies every block: its CRC32C, that it belongs to this page, and that\n"
-"all blocks of a page come from the same write (a page torn between\n"
-"blocks is reported at the first block of the other write).  Prints each\n"
-"bad page and block.  Reads only, holding the store's lock shared: it\n"
-"runs beside other readers (check, info), never beside a command that\n"
-"writes, whose pages are not at rest.\n"
-"\n"
-"exit status: 0 clean, 1 corrupt pages found, 2 error\n"
-"\n"
-CLI_WAIT_HELP;
+	"usage: untorn check DIR [--json] [--wait S]\n"
+	"\n"
+	"Reads every page of the store (64 pages per io_uring submission) and\n"
+	"verifies every block: its CRC32C, that it belongs to this page, and that\n"
+	"all blocks of a page come from the same write (a page torn between\n"
+	"blocks is reported at the first block of the other write).  Prints each\n"
+	"bad page and block.  Reads only, holding the store's lock shared: it\n"
+	"runs beside other readers (check, info), never beside a command that\n"
+	"writes, whose pages are not at rest.\n"
+	"\n"
+	"exit status: 0 clean, 1 corrupt pages found, 2 error\n"
+	"\n" CLI_WAIT_HELP;
 
 static void bad_text(const struct ut_check_bad *bad, void *user)
 {
@@ -84,11 +83,9 @@ static int check_store(const char *dir, int as_json)
 		return cli_fail_err(&err, ret);
 	if (!as_json)
 		printf("%s: %llu pages: %llu sound, %llu empty, %llu bad (%llu bad blocks); %llu reads in %llu submits, %.3f s\n",
-		       dir, (unsigned long long)s.pages,
-		       (unsigned long long)s.sound, (unsigned long long)s.empty,
-		       (unsigned long long)s.bad_pages,
-		       (unsigned long long)s.bad_blocks,
-		       (unsigned long long)s.ios,
+		       dir, (unsigned long long)s.pages, (unsigned long long)s.sound,
+		       (unsigned long long)s.empty, (unsigned long long)s.bad_pages,
+		       (unsigned long long)s.bad_blocks, (unsigned long long)s.ios,
 		       (unsigned long long)s.submits, s.seconds);
 	return s.bad_pages ? EXIT_CORRUPT : EXIT_OK;
 }

@@ -12,14 +12,13 @@
 #include "cli.h"
 
 static const char info_help[] =
-"usage: untorn info DIR [--json] [--wait S]\n"
-"\n"
-"Prints what the superblock records (format, page and block size, guard,\n"
-"store id), both checkpoint slots, the data file's size and the I/O path\n"
-"(io_uring, or the pread/pwrite fallback and why).  Reads only, holding\n"
-"the store's lock shared, as check does.\n"
-"\n"
-CLI_WAIT_HELP;
+	"usage: untorn info DIR [--json] [--wait S]\n"
+	"\n"
+	"Prints what the superblock records (format, page and block size, guard,\n"
+	"store id), both checkpoint slots, the data file's size and the I/O path\n"
+	"(io_uring, or the pread/pwrite fallback and why).  Reads only, holding\n"
+	"the store's lock shared, as check does.\n"
+	"\n" CLI_WAIT_HELP;
 
 static void uuid_str(const uint8_t *u, char *buf)
 {
@@ -67,13 +66,14 @@ static void info_text_writes(const struct ut_store *st)
 	if (ut_jw_engine_state() == UT_JW_IN_USE)
 		printf("page writes  through /dev/untorn_jw: each page in one jbd2 transaction\n");
 	else if (st->sb.flags & UT_SB_SINGLE_LSN)
-		printf("page writes  %s: a page's blocks can join two jbd2 transactions, and a single-LSN page torn so is lost; load untorn_jw (make kmod)\n", page_writes(st));
+		printf("page writes  %s: a page's blocks can join two jbd2 transactions, and a single-LSN page torn so is lost; load untorn_jw (make kmod)\n",
+		       page_writes(st));
 	else
-		printf("page writes  %s: a page's blocks can join two jbd2 transactions; the per-block LSNs repair a page torn so\n", page_writes(st));
+		printf("page writes  %s: a page's blocks can join two jbd2 transactions; the per-block LSNs repair a page torn so\n",
+		       page_writes(st));
 }
 
-static void info_json(const struct ut_store *st, const char *uuid,
-		      const char *created)
+static void info_json(const struct ut_store *st, const char *uuid, const char *created)
 {
 	struct json j;
 	int i;
@@ -113,13 +113,11 @@ static void info_json(const struct ut_store *st, const char *uuid,
 	json_end(&j);
 }
 
-static void info_text(const struct ut_store *st, const char *uuid,
-		      const char *created)
+static void info_text(const struct ut_store *st, const char *uuid, const char *created)
 {
 	printf("store        %s\n", st->dir);
-	printf("data file    %s: %llu pages allocated, %u in use\n",
-	       st->data_path, (unsigned long long)st->file_pages,
-	       st->ckpt.n_pages);
+	printf("data file    %s: %llu pages allocated, %u in use\n", st->data_path,
+	       (unsigned long long)st->file_pages, st->ckpt.n_pages);
 	printf("format       version %u\n", st->sb.version);
 	printf("page size    %u bytes: %u blocks of %u, %u bytes of records\n",
 	       st->geom.page_size, st->geom.n_blocks, st->geom.block_size,
@@ -127,9 +125,10 @@ static void info_text(const struct ut_store *st, const char *uuid,
 	printf("guard        %s%s\n", ut_guard_name(st->sb.guard),
 	       st->sb.flags & UT_SB_UNSAFE ? " (made with --unsafe)" : "");
 	info_text_writes(st);
-	printf("page format  %s\n", st->sb.flags & UT_SB_SINGLE_LSN ?
-	       "single-lsn: one LSN and checksum per page (InnoDB's design)" :
-	       "block-granular: an LSN and checksum per block");
+	printf("page format  %s\n",
+	       st->sb.flags & UT_SB_SINGLE_LSN ?
+		       "single-lsn: one LSN and checksum per page (InnoDB's design)" :
+		       "block-granular: an LSN and checksum per block");
 	printf("store id     %s\n", uuid);
 	printf("created      %s\n", created);
 	printf("checkpoint   LSN %llu, seq %llu, from slot %d (slot 0 %s, slot 1 %s)\n",

@@ -12,26 +12,26 @@
 #include "cli.h"
 
 static const char init_help[] =
-"usage: untorn init DIR [--page-size SIZE] [--block-size SIZE] [--guard NAME]\n"
-"                      [--log-size SIZE] [--single-lsn] [--unsafe]\n"
-"\n"
-"Makes a new store in DIR (created if missing; must be empty).\n"
-"\n"
-"  --page-size SIZE   page size, a power of two from 4k to 64k (default 16k)\n"
-"  --block-size SIZE  checksummed block size (default: the filesystem's block\n"
-"                     size); every block carries its own LSN and CRC32C\n"
-"  --guard NAME       how pages are kept untorn by a crash:\n"
-"                       doublewrite  a synced copy first (default; any filesystem)\n"
-"                       journal      ext4 data=journal + per-block LSNs and redo\n"
-"                       atomic       O_DIRECT + RWF_ATOMIC (statx atomic unit >= page)\n"
-"                       none         nothing (benchmarks only; needs --unsafe)\n"
-"                     a guard the filesystem cannot honour is refused, with the fix\n"
-"  --log-size SIZE    redo log size (default 64M, at least 8M)\n"
-"  --single-lsn       one LSN and checksum per page (InnoDB's design, block size =\n"
-"                     page size): for crash simulations that show why untorn\n"
-"                     checksums blocks\n"
-"  --unsafe           allow --guard none, and a guard this filesystem cannot\n"
-"                     honour (crash simulations); the store is not re-checked\n";
+	"usage: untorn init DIR [--page-size SIZE] [--block-size SIZE] [--guard NAME]\n"
+	"                      [--log-size SIZE] [--single-lsn] [--unsafe]\n"
+	"\n"
+	"Makes a new store in DIR (created if missing; must be empty).\n"
+	"\n"
+	"  --page-size SIZE   page size, a power of two from 4k to 64k (default 16k)\n"
+	"  --block-size SIZE  checksummed block size (default: the filesystem's block\n"
+	"                     size); every block carries its own LSN and CRC32C\n"
+	"  --guard NAME       how pages are kept untorn by a crash:\n"
+	"                       doublewrite  a synced copy first (default; any filesystem)\n"
+	"                       journal      ext4 data=journal + per-block LSNs and redo\n"
+	"                       atomic       O_DIRECT + RWF_ATOMIC (statx atomic unit >= page)\n"
+	"                       none         nothing (benchmarks only; needs --unsafe)\n"
+	"                     a guard the filesystem cannot honour is refused, with the fix\n"
+	"  --log-size SIZE    redo log size (default 64M, at least 8M)\n"
+	"  --single-lsn       one LSN and checksum per page (InnoDB's design, block size =\n"
+	"                     page size): for crash simulations that show why untorn\n"
+	"                     checksums blocks\n"
+	"  --unsafe           allow --guard none, and a guard this filesystem cannot\n"
+	"                     honour (crash simulations); the store is not re-checked\n";
 
 static int parse_page_size(const char *arg, const char *what, uint32_t *out)
 {
@@ -105,7 +105,7 @@ int cmd_init(int argc, char **argv)
 	ret = ut_store_init(argv[optind], &io, &err);
 	if (ret)
 		return cli_fail_err(&err, ret);
-	printf("untorn: made store %s (page size %u, guard %s)\n",
-	       argv[optind], io.page_size, ut_guard_name(io.guard));
+	printf("untorn: made store %s (page size %u, guard %s)\n", argv[optind],
+	       io.page_size, ut_guard_name(io.guard));
 	return EXIT_OK;
 }

@@ -15,16 +15,15 @@
 #include "rowgen.h"
 
 static const char load_help[] =
-"usage: untorn load DIR --rows N [--order random|sequential] [--value-size B]\n"
-"                   [--start K] [--commit sync|lazy] [--pool SIZE] [--wait S]\n"
-"\n"
-"Inserts keys K..K+N-1 (default K=0) with self-checking values of B bytes\n"
-"(default 100, from 24 up to 1/8 of a page's record area).  --order random\n"
-"(default) splits leaves all over the file: key order != file order.\n"
-"--commit lazy (default) flushes the log every 100 ms; the store is\n"
-"checkpointed when load ends.\n"
-"\n"
-CLI_WAIT_HELP;
+	"usage: untorn load DIR --rows N [--order random|sequential] [--value-size B]\n"
+	"                   [--start K] [--commit sync|lazy] [--pool SIZE] [--wait S]\n"
+	"\n"
+	"Inserts keys K..K+N-1 (default K=0) with self-checking values of B bytes\n"
+	"(default 100, from 24 up to 1/8 of a page's record area).  --order random\n"
+	"(default) splits leaves all over the file: key order != file order.\n"
+	"--commit lazy (default) flushes the log every 100 ms; the store is\n"
+	"checkpointed when load ends.\n"
+	"\n" CLI_WAIT_HELP;
 
 struct load_opts {
 	uint64_t rows, start, value_size;
@@ -54,30 +53,37 @@ static int load_parse(int argc, char **argv, struct load_opts *lo)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			if (cli_parse_num("load", "--rows", optarg, 1, 1ull << 32, &lo->rows))
+			if (cli_parse_num("load", "--rows", optarg, 1,
+					  1ull << 32, &lo->rows))
 				return -1;
 			have_rows = 1;
 			break;
 		case 'o':
 			if (strcmp(optarg, "random") && strcmp(optarg, "sequential"))
-				return cli_usage_fail("load", "--order is random or sequential, not '%s'", optarg);
+				return cli_usage_fail("load", "--order is random or sequential, not '%s'",
+						      optarg);
 			lo->sequential = !strcmp(optarg, "sequential");
 			break;
 		case 'v':
-			if (cli_parse_num("load", "--value-size", optarg, ROW_VALUE_MIN, 65536, &lo->value_size))
+			if (cli_parse_num("load", "--value-size", optarg,
+					  ROW_VALUE_MIN, 65536, &lo->value_size))
 				return -1;
 			break;
 		case 's':
-			if (cli_parse_num("load", "--start", optarg, 0, 1ull << 62, &lo->start))
+			if (cli_parse_num("load", "--start", optarg, 0,
+					  1ull << 62, &lo->start))
 				return -1;
 			break;
 		case 'c':
 			if (strcmp(optarg, "sync") && strcmp(optarg, "lazy"))
-				return cli_usage_fail("load", "--commit is sync or lazy, not '%s'", optarg);
-			lo->eo.commit = !strcmp(optarg, "sync") ? UT_COMMIT_SYNC : UT_COMMIT_LAZY;
+				return cli_usage_fail("load", "--commit is sync or lazy, not '%s'",
+						      optarg);
+			lo->eo.commit = !strcmp(optarg, "sync") ? UT_COMMIT_SYNC :
+								  UT_COMMIT_LAZY;
 			break;
 		case 'p':
-			if (cli_parse_num("load", "--pool", optarg, 1 << 20, 1ull << 40, &lo->eo.pool_bytes))
+			if (cli_parse_num("load", "--pool", optarg, 1 << 20,
+					  1ull << 40, &lo->eo.pool_bytes))
 				return -1;
 			break;
 		case 'W':
@@ -102,7 +108,9 @@ static int load_parse(int argc, char **argv, struct load_opts *lo)
  * bijection modulo a power of two; skip values >= rows. */
 static uint64_t permute(uint64_t i, uint64_t mask)
 {
-	return ((i * 0x9e3779b97f4a7c15ull) ^ ((i * 0x9e3779b97f4a7c15ull & mask) >> 7)) & mask;
+	return ((i * 0x9e3779b97f4a7c15ull) ^
+		((i * 0x9e3779b97f4a7c15ull & mask) >> 7)) &
+	       mask;
 }
 
 int cmd_load(int argc, char **argv)
@@ -157,7 +165,7 @@ int cmd_load(int argc, char **argv)
 		return EXIT_ERROR;
 	printf("loaded %llu rows (%s order, %llu-byte values) in %.2f s: %.0f rows/s, %llu pages written\n",
 	       (unsigned long long)done, lo.sequential ? "sequential" : "random",
-	       (unsigned long long)lo.value_size, secs, done / (secs > 0 ? secs : 1),
-	       (unsigned long long)s.pages_written);
+	       (unsigned long long)lo.value_size, secs,
+	       done / (secs > 0 ? secs : 1), (unsigned long long)s.pages_written);
 	return EXIT_OK;
 }

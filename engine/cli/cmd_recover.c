@@ -12,22 +12,21 @@
 #include "cli.h"
 
 static const char recover_help[] =
-"usage: untorn recover DIR [--reads sync|batched] [--accept-log-loss] [--json]\n"
-"                          [--wait S]\n"
-"\n"
-"Opens the store the way every command does, which restores torn pages\n"
-"from the doublewrite buffer and applies the redo log from the last\n"
-"checkpoint, then shuts it down cleanly.  Reports what it did.  Every other\n"
-"command that opens a store (put, get, load, bench) recovers the same way,\n"
-"automatically, and says so on stderr.\n"
-"\n"
-"  --reads batched  read the pages redo touches 64 per io_uring submit (default)\n"
-"  --reads sync     one page per read, for comparison\n"
-"  --accept-log-loss  when the redo log is damaged and sound log follows\n"
-"                   the damage (committed transactions after it), recover\n"
-"                   up to the damage instead of refusing; say what was lost\n"
-"\n"
-CLI_WAIT_HELP;
+	"usage: untorn recover DIR [--reads sync|batched] [--accept-log-loss] [--json]\n"
+	"                          [--wait S]\n"
+	"\n"
+	"Opens the store the way every command does, which restores torn pages\n"
+	"from the doublewrite buffer and applies the redo log from the last\n"
+	"checkpoint, then shuts it down cleanly.  Reports what it did.  Every other\n"
+	"command that opens a store (put, get, load, bench) recovers the same way,\n"
+	"automatically, and says so on stderr.\n"
+	"\n"
+	"  --reads batched  read the pages redo touches 64 per io_uring submit (default)\n"
+	"  --reads sync     one page per read, for comparison\n"
+	"  --accept-log-loss  when the redo log is damaged and sound log follows\n"
+	"                   the damage (committed transactions after it), recover\n"
+	"                   up to the damage instead of refusing; say what was lost\n"
+	"\n" CLI_WAIT_HELP;
 
 static void report_text(const char *dir, const struct ut_recovery_report *r)
 {
@@ -39,15 +38,15 @@ static void report_text(const char *dir, const struct ut_recovery_report *r)
 	if (r->dblwr_restored > 64)
 		printf("... and %llu more pages\n",
 		       (unsigned long long)(r->dblwr_restored - 64));
-	printf("%s: %s\n", dir, r->needed ? "recovered from a crash" :
-	       "was shut down cleanly: no redo to apply");
+	printf("%s: %s\n", dir,
+	       r->needed ? "recovered from a crash" :
+			   "was shut down cleanly: no redo to apply");
 	printf("  checkpoint LSN %llu, redo up to LSN %llu (%s)\n",
 	       (unsigned long long)r->checkpoint_lsn,
 	       (unsigned long long)r->end_lsn, r->stop_reason);
 	printf("  %llu groups, %llu records, %llu bytes; %llu applied, %llu already on disk\n",
 	       (unsigned long long)r->groups, (unsigned long long)r->records,
-	       (unsigned long long)r->redo_bytes,
-	       (unsigned long long)r->records_applied,
+	       (unsigned long long)r->redo_bytes, (unsigned long long)r->records_applied,
 	       (unsigned long long)r->records_skipped);
 	if (r->gap_lsn)
 		printf("  WARNING: the log stops at an unwritten block at LSN %llu with sound log after it up to LSN %llu, NOT applied: the tail of an interrupted write, or zeroed damage (they cannot be told apart); if transactions were acknowledged after LSN %llu, restore from a backup\n",
@@ -59,8 +58,7 @@ static void report_text(const char *dir, const struct ut_recovery_report *r)
 		       (unsigned long long)r->damage_lsn,
 		       (unsigned long long)r->sound_after_lsn);
 	printf("  %llu pages read in %llu submissions; doublewrite: %llu copies checked, %llu pages restored; %.3f s\n",
-	       (unsigned long long)r->pages_read,
-	       (unsigned long long)r->read_submits,
+	       (unsigned long long)r->pages_read, (unsigned long long)r->read_submits,
 	       (unsigned long long)r->dblwr_checked,
 	       (unsigned long long)r->dblwr_restored, r->seconds);
 }
@@ -118,7 +116,9 @@ int cmd_recover(int argc, char **argv)
 		switch (c) {
 		case 'r':
 			if (strcmp(optarg, "sync") && strcmp(optarg, "batched"))
-				return cli_usage_fail("recover", "--reads is sync or batched, not '%s'", optarg);
+				return cli_usage_fail("recover",
+						      "--reads is sync or batched, not '%s'",
+						      optarg);
 			o.recovery_sync_reads = !strcmp(optarg, "sync");
 			break;
 		case 'j':

@@ -24,9 +24,10 @@ static int row_args(const char *cmd, int argc, char **argv, int want,
 	for (i = 1; i < argc; i++) {
 		if (options && !strcmp(argv[i], "--")) {
 			options = 0;
-		} else if (options && (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))) {
-			printf("usage: untorn %s DIR KEY%s [--wait S]\n\n%s", cmd, val,
-			       CLI_WAIT_HELP);
+		} else if (options &&
+			   (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))) {
+			printf("usage: untorn %s DIR KEY%s [--wait S]\n\n%s",
+			       cmd, val, CLI_WAIT_HELP);
 			return -1;
 		} else if (options && !strcmp(argv[i], "--wait")) {
 			if (i + 1 == argc)
@@ -98,7 +99,8 @@ int cmd_get(int argc, char **argv)
 	if (cli_engine_close(eng))
 		return EXIT_ERROR;
 	if (ret == -ENOENT) {
-		fprintf(stderr, "untorn: key %llu not found\n", (unsigned long long)key);
+		fprintf(stderr, "untorn: key %llu not found\n",
+			(unsigned long long)key);
 		return EXIT_CORRUPT;
 	}
 	return ret ? cli_fail("read failed: %s", strerror(-ret)) : EXIT_OK;

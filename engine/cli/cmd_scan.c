@@ -11,22 +11,21 @@
 #include "cli.h"
 
 static const char scan_help[] =
-"usage: untorn bench scan DIR [--readahead none|linear|logical] [--batch N]\n"
-"                        [--merge-pages M] [--gap-pages G] [--cold]\n"
-"                        [--pool SIZE] [--json] [--wait S]\n"
-"\n"
-"Reads every row in key order.  --readahead: none follows leaf pointers\n"
-"with one read per leaf; linear (InnoDB-style) reads the next 64 pages\n"
-"after 4 leaves in ascending page order; logical (default) takes the next\n"
-"N leaves in key order from the level-1 pages, sorts them by page number,\n"
-"merges neighbours into reads of up to M pages (16) -- also neighbours\n"
-"with up to G pages between them (default 0), reading through the hole,\n"
-"which on a disk costs less than another seek -- submits them together\n"
-"and reads the next batch while this one is consumed.  --cold writes dirty\n"
-"pages, empties the buffer pool and drops the data file from the page\n"
-"cache first (and reports how much of it stayed cached).\n"
-"\n"
-CLI_WAIT_HELP;
+	"usage: untorn bench scan DIR [--readahead none|linear|logical] [--batch N]\n"
+	"                        [--merge-pages M] [--gap-pages G] [--cold]\n"
+	"                        [--pool SIZE] [--json] [--wait S]\n"
+	"\n"
+	"Reads every row in key order.  --readahead: none follows leaf pointers\n"
+	"with one read per leaf; linear (InnoDB-style) reads the next 64 pages\n"
+	"after 4 leaves in ascending page order; logical (default) takes the next\n"
+	"N leaves in key order from the level-1 pages, sorts them by page number,\n"
+	"merges neighbours into reads of up to M pages (16) -- also neighbours\n"
+	"with up to G pages between them (default 0), reading through the hole,\n"
+	"which on a disk costs less than another seek -- submits them together\n"
+	"and reads the next batch while this one is consumed.  --cold writes dirty\n"
+	"pages, empties the buffer pool and drops the data file from the page\n"
+	"cache first (and reports how much of it stayed cached).\n"
+	"\n" CLI_WAIT_HELP;
 
 struct scan_count {
 	uint64_t rows, last;
@@ -48,7 +47,9 @@ static int count_row(uint64_t key, const void *val, uint32_t len, void *user)
 
 static const char *ra_name(enum ut_readahead ra)
 {
-	return ra == UT_RA_NONE ? "none" : ra == UT_RA_LINEAR ? "linear" : "logical";
+	return ra == UT_RA_NONE	  ? "none" :
+	       ra == UT_RA_LINEAR ? "linear" :
+				    "logical";
 }
 
 static void scan_print(const char *dir, const struct ut_scan_opts *so,
@@ -57,8 +58,9 @@ static void scan_print(const char *dir, const struct ut_scan_opts *so,
 {
 	/* the scan's rate: pages of the tree per second (holes read
 	 * through are the device's, in bytes and avg_io_bytes) */
-	double mbs = st->seconds > 0 ?
-		     (double)st->pages_read * st->page_size / st->seconds / 1e6 : 0;
+	double mbs = st->seconds > 0 ? (double)st->pages_read * st->page_size /
+					       st->seconds / 1e6 :
+				       0;
 	double avg = st->ios ? (double)st->bytes_read / st->ios : 0;
 	struct json j;
 
@@ -107,7 +109,9 @@ int cmd_bench_scan(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct ut_scan_opts so = { .readahead = UT_RA_LOGICAL, .batch = 64, .merge_pages = 16 };
+	struct ut_scan_opts so = { .readahead = UT_RA_LOGICAL,
+				   .batch = 64,
+				   .merge_pages = 16 };
 	struct ut_engine_opts eo;
 	struct ut_scan_stats st;
 	struct scan_count cnt = { 0 };
@@ -127,7 +131,8 @@ int cmd_bench_scan(int argc, char **argv)
 			else if (!strcmp(optarg, "logical"))
 				so.readahead = UT_RA_LOGICAL;
 			else
-				return cli_usage_fail("bench", "--readahead is none, linear or logical, not '%s'", optarg);
+				return cli_usage_fail("bench", "--readahead is none, linear or logical, not '%s'",
+						      optarg);
 			break;
 		case 'b':
 			if (cli_parse_num("bench", "--batch", optarg, 1, 4096, &v))
@@ -148,7 +153,8 @@ int cmd_bench_scan(int argc, char **argv)
 			cold = 1;
 			break;
 		case 'p':
-			if (cli_parse_num("bench", "--pool", optarg, 1 << 20, 1ull << 40, &eo.pool_bytes))
+			if (cli_parse_num("bench", "--pool", optarg, 1 << 20,
+					  1ull << 40, &eo.pool_bytes))
 				return EXIT_ERROR;
 			break;
 		case 'j':
@@ -178,7 +184,8 @@ int cmd_bench_scan(int argc, char **argv)
 	}
 	if (cnt.disorder) {
 		cli_engine_close(eng);
-		return cli_fail("%s: scan returned keys out of order; run untorn check", argv[optind]);
+		return cli_fail("%s: scan returned keys out of order; run untorn check",
+				argv[optind]);
 	}
 	scan_print(argv[optind], &so, &st, &cnt, cold, resident, as_json);
 	return cli_engine_close(eng) ? EXIT_ERROR : EXIT_OK;

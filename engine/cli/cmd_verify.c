@@ -14,16 +14,15 @@
 #include "rowgen.h"
 
 static const char verify_help[] =
-"usage: untorn verify DIR [--acks FILE] [--json] [--wait S]\n"
-"\n"
-"Opens the store (recovering it if needed) and checks that a full scan\n"
-"is in key order and that every value written by load/bench is intact.\n"
-"With --acks, FILE holds the \"KEY VERSION\" lines `bench write --ack-fd`\n"
-"wrote after each commit returned: every one must be present with that\n"
-"version or a later one.  exit status: 0 all there, 1 lost or damaged\n"
-"rows, 2 error.\n"
-"\n"
-CLI_WAIT_HELP;
+	"usage: untorn verify DIR [--acks FILE] [--json] [--wait S]\n"
+	"\n"
+	"Opens the store (recovering it if needed) and checks that a full scan\n"
+	"is in key order and that every value written by load/bench is intact.\n"
+	"With --acks, FILE holds the \"KEY VERSION\" lines `bench write --ack-fd`\n"
+	"wrote after each commit returned: every one must be present with that\n"
+	"version or a later one.  exit status: 0 all there, 1 lost or damaged\n"
+	"rows, 2 error.\n"
+	"\n" CLI_WAIT_HELP;
 
 struct verify_state {
 	uint64_t rows, disorder, damaged, last;
@@ -43,8 +42,7 @@ static int verify_row(uint64_t key, const void *val, uint32_t len, void *user)
 	return 0;
 }
 
-static uint64_t count_lost(struct ut_engine *eng, const struct acks *a,
-			   uint64_t *stale)
+static uint64_t count_lost(struct ut_engine *eng, const struct acks *a, uint64_t *stale)
 {
 	static unsigned char val[65536];
 	uint64_t lost = 0, ver;
@@ -74,13 +72,11 @@ static uint64_t count_lost(struct ut_engine *eng, const struct acks *a,
 
 int cmd_verify(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "acks", required_argument, NULL, 'a' },
-		{ "json", no_argument, NULL, 'j' },
-		CLI_OPT_WAIT,
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
+	static const struct option opts[] = { { "acks", required_argument, NULL, 'a' },
+					      { "json", no_argument, NULL, 'j' },
+					      CLI_OPT_WAIT,
+					      { "help", no_argument, NULL, 'h' },
+					      { 0 } };
 	struct verify_state s = { 0 };
 	struct ut_engine_opts o;
 	struct ut_engine *eng;
@@ -119,7 +115,8 @@ int cmd_verify(int argc, char **argv)
 		c = acks_read(&a, f);
 		fclose(f);
 		if (c)
-			return cli_fail("%s: out of memory; verify a smaller run", acks_path);
+			return cli_fail("%s: out of memory; verify a smaller run",
+					acks_path);
 	}
 	ut_engine_opts_default(&o);
 	if (cli_engine_open(argv[optind], &o, &eng)) {
@@ -130,7 +127,8 @@ int cmd_verify(int argc, char **argv)
 	if (scan_ret < 0)
 		/* e.g. -EUCLEAN: a parent and child whose levels disagree */
 		fprintf(stderr, "untorn: %s: the tree is damaged: the full scan stopped after %llu rows: %s; the rows below are what could be read\n",
-			argv[optind], (unsigned long long)s.rows, strerror(-scan_ret));
+			argv[optind], (unsigned long long)s.rows,
+			strerror(-scan_ret));
 	if (acks_path)
 		lost = count_lost(eng, &a, &stale);
 	bad = lost || stale || s.disorder || s.damaged || scan_ret < 0;
@@ -151,9 +149,8 @@ int cmd_verify(int argc, char **argv)
 	} else {
 		printf("%s: %llu rows, %llu out of order, %llu damaged values; %zu acknowledged keys: %llu lost, %llu with an older value\n",
 		       argv[optind], (unsigned long long)s.rows,
-		       (unsigned long long)s.disorder,
-		       (unsigned long long)s.damaged, a.n,
-		       (unsigned long long)lost, (unsigned long long)stale);
+		       (unsigned long long)s.disorder, (unsigned long long)s.damaged,
+		       a.n, (unsigned long long)lost, (unsigned long long)stale);
 	}
 	acks_free(&a);
 	if (cli_engine_close(eng))

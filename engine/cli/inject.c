@@ -30,7 +30,7 @@
 #include "cli.h"
 
 static unsigned tear_blocks;
-static int tear_state;		/* 0 armed, 1 torn (next admit dies) */
+static int tear_state; /* 0 armed, 1 torn (next admit dies) */
 static int tear_fd = -1;
 
 static int is_data_file(int fd)
@@ -67,9 +67,9 @@ static ssize_t tear_admit(enum ut_op op, int fd, size_t len, off_t off)
 
 static int pause_ask_fd = -1, pause_paused_fd = -1;
 static pthread_mutex_t pause_mutex = PTHREAD_MUTEX_INITIALIZER;
-static int pause_state;		/* 0 idle, 1 asked, 2 half written */
+static int pause_state; /* 0 idle, 1 asked, 2 half written */
 static int pause_io_fd;
-static off_t pause_rest_off;	/* where the held-back half starts */
+static off_t pause_rest_off; /* where the held-back half starts */
 
 static int pause_asked(void)
 {

@@ -22,13 +22,13 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *summary;
 } commands[] = {
-	{ "init",  cmd_init,  "make a new store in DIR" },
-	{ "info",  cmd_info,  "print a store's superblock, checkpoint and I/O path" },
+	{ "init", cmd_init, "make a new store in DIR" },
+	{ "info", cmd_info, "print a store's superblock, checkpoint and I/O path" },
 	{ "check", cmd_check, "verify every block of every page (exit 1: corrupt pages)" },
-	{ "put",   cmd_put,   "write one row: untorn put DIR KEY VALUE" },
-	{ "get",   cmd_get,   "read one row: untorn get DIR KEY" },
+	{ "put", cmd_put, "write one row: untorn put DIR KEY VALUE" },
+	{ "get", cmd_get, "read one row: untorn get DIR KEY" },
 	{ "delete", cmd_delete, "delete one row: untorn delete DIR KEY" },
-	{ "load",  cmd_load,  "insert N rows in random or sequential key order" },
+	{ "load", cmd_load, "insert N rows in random or sequential key order" },
 	{ "bench", cmd_bench, "bench write (TPS, commit latency) | bench scan (read-ahead)" },
 	{ "recover", cmd_recover, "run crash recovery and report what it did" },
 	{ "verify", cmd_verify, "check acknowledged commits, value integrity and key order" },
@@ -37,8 +37,7 @@ static const struct {
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 /* The whole line in one write: lines of processes sharing a log never mix. */
-static int fail_line(const char *prefix, const char *fmt, va_list ap,
-		     const char *suffix)
+static int fail_line(const char *prefix, const char *fmt, va_list ap, const char *suffix)
 {
 	char line[1024];
 	int n;
@@ -139,15 +138,13 @@ int cli_engine_close(struct ut_engine *eng)
 	return ret ? cli_fail_err(&err, ret) : 0;
 }
 
-int cli_parse_json_dir(const char *cmd, const char *help, int argc,
-		       char **argv, int *as_json, const char **dir)
+int cli_parse_json_dir(const char *cmd, const char *help, int argc, char **argv,
+		       int *as_json, const char **dir)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		CLI_OPT_WAIT,
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
+	static const struct option opts[] = { { "json", no_argument, NULL, 'j' },
+					      CLI_OPT_WAIT,
+					      { "help", no_argument, NULL, 'h' },
+					      { 0 } };
 	int c;
 
 	*as_json = 0;
@@ -181,7 +178,7 @@ static void usage(FILE *out)
 	for (i = 0; i < N_COMMANDS; i++)
 		fprintf(out, "  %-7s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\n'untorn COMMAND --help' describes a command.\n"
-		"exit status: 0 ok, 1 corrupt pages found (check), 2 error\n");
+		     "exit status: 0 ok, 1 corrupt pages found (check), 2 error\n");
 }
 
 int main(int argc, char **argv)

@@ -18,13 +18,13 @@
 #include "base/mem.h"
 #include "base/probes.h"
 
-#define FILE_MAGIC	"UNTORNDF"
-#define SEG_MAGIC	"UNTORNDW"
-#define SEG_N		12
-#define SEG_SEQ		16
-#define SEG_PS		24
-#define SEG_UUID	28
-#define SEG_PAGES	48
+#define FILE_MAGIC "UNTORNDF"
+#define SEG_MAGIC "UNTORNDW"
+#define SEG_N 12
+#define SEG_SEQ 16
+#define SEG_PS 24
+#define SEG_UUID 28
+#define SEG_PAGES 48
 
 static uint64_t seg_bytes(const struct ut_dblwr *d)
 {
@@ -62,9 +62,8 @@ int ut_dblwr_create(const char *path, unsigned n_segments, unsigned batch,
 	put_le32(hdr + 16, batch);
 	put_le32(hdr + 20, page_size);
 	hdr_seal(hdr);
-	ret = ut_file_create(path, UT_DBLWR_HDR + n_segments * seg_bytes(&d),
-			     hdr, UT_DBLWR_HDR, "free space on the filesystem",
-			     err);
+	ret = ut_file_create(path, UT_DBLWR_HDR + n_segments * seg_bytes(&d), hdr,
+			     UT_DBLWR_HDR, "free space on the filesystem", err);
 	free(hdr);
 	return ret;
 }
@@ -82,7 +81,8 @@ int ut_dblwr_open(struct ut_dblwr *d, const char *path, uint32_t page_size,
 	memcpy(d->uuid, uuid, 16);
 	d->fd = ut_sys.open(path, O_RDWR, 0);
 	if (d->fd < 0)
-		return ut_err_set(err, d->fd, "%s: cannot open the doublewrite file: %s; a doublewrite store needs its %s",
+		return ut_err_set(err, d->fd,
+				  "%s: cannot open the doublewrite file: %s; a doublewrite store needs its %s",
 				  path, strerror(-d->fd), UT_DBLWR_FILE);
 	hdr = ut_io_alloc(UT_DBLWR_HDR);
 	if (!hdr) {
@@ -99,8 +99,9 @@ int ut_dblwr_open(struct ut_dblwr *d, const char *path, uint32_t page_size,
 	    !d->batch || d->batch > UT_DBLWR_MAX_BATCH)
 		ret = -EINVAL;
 	free(hdr);
-	if (!ret && (ut_sys.fstat(d->fd, &sb) ||
-		     (uint64_t)sb.st_size < UT_DBLWR_HDR + d->n_segments * seg_bytes(d)))
+	if (!ret &&
+	    (ut_sys.fstat(d->fd, &sb) ||
+	     (uint64_t)sb.st_size < UT_DBLWR_HDR + d->n_segments * seg_bytes(d)))
 		ret = -EINVAL;
 	if (ret) {
 		ut_sys.close(d->fd);
@@ -149,8 +150,7 @@ unsigned ut_dblwr_acquire(struct ut_dblwr *d)
 void ut_dblwr_release(struct ut_dblwr *d, unsigned seg)
 {
 	if (d->acquired_ns[seg]) {
-		UT_PROBE(dblwr__slot__release, seg,
-			 ut_now_ns() - d->acquired_ns[seg]);
+		UT_PROBE(dblwr__slot__release, seg, ut_now_ns() - d->acquired_ns[seg]);
 		d->acquired_ns[seg] = 0;
 	}
 	ut_mutex_lock(&d->mutex);
@@ -196,10 +196,10 @@ struct restore_ctx {
 	int data_fd;
 	uint64_t file_pages;
 	struct ut_ring *ring;
-	unsigned char *seg;	/* header + copies */
-	unsigned char *inplace;	/* in-place images of the same pages */
+	unsigned char *seg; /* header + copies */
+	unsigned char *inplace; /* in-place images of the same pages */
 	struct ut_io *ios;
-	uint32_t *done_pages;	/* restored in this run */
+	uint32_t *done_pages; /* restored in this run */
 	uint64_t *done_lsn;
 	unsigned n_done;
 	struct ut_dblwr_restore *rep;
@@ -280,12 +280,13 @@ static int seg_order(const void *a, const void *b)
 	return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-int ut_dblwr_restore(struct ut_dblwr *d, const struct ut_geom *g,
-		     int data_fd, uint64_t file_pages,
-		     struct ut_dblwr_restore *rep, struct ut_err *err)
+int ut_dblwr_restore(struct ut_dblwr *d, const struct ut_geom *g, int data_fd,
+		     uint64_t file_pages, struct ut_dblwr_restore *rep,
+		     struct ut_err *err)
 {
-	struct restore_ctx c = { .d = d, .g = g, .data_fd = data_fd,
-				 .file_pages = file_pages, .rep = rep };
+	struct restore_ctx c = {
+		.d = d, .g = g, .data_fd = data_fd, .file_pages = file_pages, .rep = rep
+	};
 	uint64_t order[64][2];
 	unsigned s, n, n_valid = 0;
 	struct ut_io io;

@@ -21,29 +21,29 @@
 #include <untorn/latch.h>
 #include <untorn/page.h>
 
-#define UT_DBLWR_FILE		"untorn.dblwr"
-#define UT_DBLWR_HDR		4096u
-#define UT_DBLWR_MAX_BATCH	((UT_DBLWR_HDR - 48) / 4)
+#define UT_DBLWR_FILE "untorn.dblwr"
+#define UT_DBLWR_HDR 4096u
+#define UT_DBLWR_MAX_BATCH ((UT_DBLWR_HDR - 48) / 4)
 
 struct ut_dblwr {
 	int fd;
 	char path[4200];
 	uint32_t page_size;
 	unsigned n_segments;
-	unsigned batch;		/* pages per segment */
+	unsigned batch; /* pages per segment */
 	uint8_t uuid[16];
 	struct ut_mutex mutex;
 	pthread_cond_t free_cond;
-	uint64_t busy;		/* bit i: segment i in use */
+	uint64_t busy; /* bit i: segment i in use */
 	uint64_t seq;
 	uint64_t waits, wait_ns;
-	uint64_t acquired_ns[64];	/* per segment, while probes are on */
+	uint64_t acquired_ns[64]; /* per segment, while probes are on */
 };
 
 struct ut_dblwr_restore {
-	uint64_t pages_checked;	/* in-place pages compared with a copy */
+	uint64_t pages_checked; /* in-place pages compared with a copy */
 	uint64_t pages_restored;
-	uint32_t restored[64];	/* the first restored page numbers */
+	uint32_t restored[64]; /* the first restored page numbers */
 };
 
 int ut_dblwr_create(const char *path, unsigned n_segments, unsigned batch,
@@ -68,8 +68,8 @@ int ut_dblwr_write(struct ut_dblwr *d, unsigned seg, unsigned char *buf,
  * Recovery: for every page copy in a valid segment whose in-place page in
  * data_fd fails verification, writes the copy in place (then fdatasyncs).
  */
-int ut_dblwr_restore(struct ut_dblwr *d, const struct ut_geom *g,
-		     int data_fd, uint64_t file_pages,
-		     struct ut_dblwr_restore *rep, struct ut_err *err);
+int ut_dblwr_restore(struct ut_dblwr *d, const struct ut_geom *g, int data_fd,
+		     uint64_t file_pages, struct ut_dblwr_restore *rep,
+		     struct ut_err *err);
 
 #endif

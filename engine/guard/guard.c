@@ -22,9 +22,9 @@ const struct ut_guard_ops *ut_guard_ops(uint32_t id)
 	return ut_guard_table[id];
 }
 
-int ut_guard_open(struct ut_page_guard *g, uint32_t id, const struct ut_geom *geom,
-		  int data_fd, const char *dir, const uint8_t uuid[16],
-		  struct ut_err *err)
+int ut_guard_open(struct ut_page_guard *g, uint32_t id,
+		  const struct ut_geom *geom, int data_fd, const char *dir,
+		  const uint8_t uuid[16], struct ut_err *err)
 {
 	memset(g, 0, sizeof(*g));
 	g->jw_fd = -1;
@@ -32,7 +32,8 @@ int ut_guard_open(struct ut_page_guard *g, uint32_t id, const struct ut_geom *ge
 	g->data_fd = data_fd;
 	g->ops = ut_guard_ops(id);
 	if (!g->ops)
-		return ut_err_set(err, -EINVAL, "unknown guard %u; the superblock is damaged: restore the store from a backup",
+		return ut_err_set(err, -EINVAL,
+				  "unknown guard %u; the superblock is damaged: restore the store from a backup",
 				  id);
 	return g->ops->open ? g->ops->open(g, dir, uuid, err) : 0;
 }
@@ -44,8 +45,7 @@ void ut_guard_close(struct ut_page_guard *g)
 	g->ops = NULL;
 }
 
-int ut_guard_write_durable(struct ut_page_guard *g, struct ut_guard_batch *b,
-			   int rw_flags)
+int ut_guard_write_durable(struct ut_page_guard *g, struct ut_guard_batch *b, int rw_flags)
 {
 	uint32_t ps = g->geom->page_size;
 	unsigned i;

@@ -25,19 +25,19 @@
 
 /* Whether pages go through O_DIRECT (store_open.c opens page_fd so). */
 enum ut_guard_direct {
-	UT_DIRECT_NEVER,	/* buffered: the page cache is the guard */
-	UT_DIRECT_MAY,		/* where the filesystem's alignment allows */
-	UT_DIRECT_MUST,		/* refused without it */
+	UT_DIRECT_NEVER, /* buffered: the page cache is the guard */
+	UT_DIRECT_MAY, /* where the filesystem's alignment allows */
+	UT_DIRECT_MUST, /* refused without it */
 };
 
 /* One guard in use by an engine: its ops and its state. */
 struct ut_page_guard {
 	const struct ut_guard_ops *ops;
 	const struct ut_geom *geom;
-	int data_fd;			/* where pages are written in place
+	int data_fd; /* where pages are written in place
 					 * (the store's page_fd) */
-	struct ut_dblwr dblwr;		/* doublewrite: the copy's file */
-	int jw_fd;			/* journal: /dev/untorn_jw, or -1 */
+	struct ut_dblwr dblwr; /* doublewrite: the copy's file */
+	int jw_fd; /* journal: /dev/untorn_jw, or -1 */
 	atomic_uint_fast64_t data_fsyncs, copy_fsyncs, copy_bytes;
 };
 
@@ -59,21 +59,21 @@ struct ut_guard_init {
 
 /* What a guard adds to the engine's statistics. */
 struct ut_guard_stats {
-	uint64_t copy_bytes_written;	/* pages written twice */
-	uint64_t fsyncs;		/* of the guard's own files */
-	uint64_t waits, wait_ns;	/* for a free slot of its copy */
+	uint64_t copy_bytes_written; /* pages written twice */
+	uint64_t fsyncs; /* of the guard's own files */
+	uint64_t waits, wait_ns; /* for a free slot of its copy */
 };
 
 struct ut_guard_ops {
-	enum ut_guard id;		/* its name: ut_guard_name(id) */
-	const char *help;		/* one line: what makes a page whole */
+	enum ut_guard id; /* its name: ut_guard_name(id) */
+	const char *help; /* one line: what makes a page whole */
 	enum ut_guard_direct direct;
 	/* init: the guard's own files in dir (NULL: none) */
 	int (*create)(const char *dir, const struct ut_guard_init *o,
 		      const struct ut_sb *sb, struct ut_err *err);
 	/* engine open and close: the guard's files (NULL: none) */
-	int (*open)(struct ut_page_guard *g, const char *dir, const uint8_t uuid[16],
-		    struct ut_err *err);
+	int (*open)(struct ut_page_guard *g, const char *dir,
+		    const uint8_t uuid[16], struct ut_err *err);
 	void (*close)(struct ut_page_guard *g);
 	/* writes the batch in place and makes it durable (the data file's
 	 * fdatasync included): 0 or -errno */
@@ -91,9 +91,9 @@ struct ut_guard_ops {
 /* The guard with that superblock id, or NULL. */
 const struct ut_guard_ops *ut_guard_ops(uint32_t id);
 
-int ut_guard_open(struct ut_page_guard *g, uint32_t id, const struct ut_geom *geom,
-		  int data_fd, const char *dir, const uint8_t uuid[16],
-		  struct ut_err *err);
+int ut_guard_open(struct ut_page_guard *g, uint32_t id,
+		  const struct ut_geom *geom, int data_fd, const char *dir,
+		  const uint8_t uuid[16], struct ut_err *err);
 void ut_guard_close(struct ut_page_guard *g);
 
 /* What every guard's write shares: the pages in place (one submission,

@@ -16,14 +16,13 @@ static int dw_create(const char *dir, const struct ut_guard_init *o,
 	char path[PATH_MAX + 16];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, UT_DBLWR_FILE);
-	return ut_dblwr_create(path,
-			       o->dblwr_segments ? o->dblwr_segments : UT_DBLWR_SEGMENTS_DEFAULT,
+	return ut_dblwr_create(path, o->dblwr_segments ? o->dblwr_segments : UT_DBLWR_SEGMENTS_DEFAULT,
 			       o->dblwr_batch ? o->dblwr_batch : UT_DBLWR_BATCH_DEFAULT,
 			       sb->page_size, err);
 }
 
-static int dw_open(struct ut_page_guard *g, const char *dir, const uint8_t uuid[16],
-		   struct ut_err *err)
+static int dw_open(struct ut_page_guard *g, const char *dir,
+		   const uint8_t uuid[16], struct ut_err *err)
 {
 	char path[PATH_MAX + 16];
 
@@ -63,7 +62,7 @@ static void dw_stats(struct ut_page_guard *g, struct ut_guard_stats *s)
 {
 	s->copy_bytes_written = atomic_load(&g->copy_bytes);
 	s->fsyncs = atomic_load(&g->copy_fsyncs);
-	ut_mutex_lock(&g->dblwr.mutex);		/* counted under it */
+	ut_mutex_lock(&g->dblwr.mutex); /* counted under it */
 	s->waits = g->dblwr.waits;
 	s->wait_ns = g->dblwr.wait_ns;
 	ut_mutex_unlock(&g->dblwr.mutex);

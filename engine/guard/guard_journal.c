@@ -55,7 +55,9 @@ static int write_through_jw(struct ut_page_guard *g, struct ut_guard_batch *b)
 		if (admit < 0)
 			return (int)admit;
 		done = admit ? ut_sys.jw_pwrite(g->jw_fd, g->data_fd, page,
-						(size_t)admit, (off_t)b->page_nos[i] * ps) : 0;
+						(size_t)admit,
+						(off_t)b->page_nos[i] * ps) :
+			       0;
 		if (done < 0)
 			return (int)done;
 		if (done != ps)

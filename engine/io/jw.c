@@ -81,7 +81,8 @@ const char *ut_jw_strerror(int err)
 {
 	switch (-err) {
 	case ENOENT:
-		return "the untorn_jw module is not loaded (" UNTORN_JW_DEVICE " missing); make kmod, then insmod build/kmod/$(uname -r)/untorn_jw.ko";
+		return "the untorn_jw module is not loaded (" UNTORN_JW_DEVICE
+		       " missing); make kmod, then insmod build/kmod/$(uname -r)/untorn_jw.ko";
 	case ENOTTY:
 		return "the device does not speak this version of untorn_jw's ioctls; load the module built from this tree";
 	case EOPNOTSUPP:

@@ -24,10 +24,10 @@
 #define IO_RETRY_MAX 1000
 
 enum io_state {
-	IO_QUEUED,	/* to be issued (first time or the rest of it) */
+	IO_QUEUED, /* to be issued (first time or the rest of it) */
 	IO_INFLIGHT,
-	IO_CANCELED,	/* kernel cancelled it: a link before it broke */
-	IO_DONE,	/* res is final */
+	IO_CANCELED, /* kernel cancelled it: a link before it broke */
+	IO_DONE, /* res is final */
 };
 
 struct ut_ring {
@@ -43,7 +43,7 @@ struct ut_ring {
 	unsigned n_bufs;
 	struct ut_ring_stats stats;
 	char fallback_reason[256];
-	pid_t owner;		/* the process that set the ring up */
+	pid_t owner; /* the process that set the ring up */
 };
 
 static atomic_int fallback_notice_printed;
@@ -63,15 +63,20 @@ static void fallback_hint(int err, char *buf, size_t len)
 			fclose(f);
 		}
 		if (level == '2')
-			snprintf(buf, len, "kernel.io_uring_disabled=2; to enable it: sysctl -w kernel.io_uring_disabled=0");
+			snprintf(buf, len,
+				 "kernel.io_uring_disabled=2; to enable it: sysctl -w kernel.io_uring_disabled=0");
 		else if (level == '1')
-			snprintf(buf, len, "kernel.io_uring_disabled=1 limits it to root and kernel.io_uring_group; run as root or join that group");
+			snprintf(buf, len,
+				 "kernel.io_uring_disabled=1 limits it to root and kernel.io_uring_group; run as root or join that group");
 		else
-			snprintf(buf, len, "a seccomp filter or security module denies io_uring_setup; allow it in the sandbox policy");
+			snprintf(buf, len,
+				 "a seccomp filter or security module denies io_uring_setup; allow it in the sandbox policy");
 	} else if (err == -ENOMEM) {
-		snprintf(buf, len, "not enough locked memory for the ring; raise the memlock limit (ulimit -l)");
+		snprintf(buf, len,
+			 "not enough locked memory for the ring; raise the memlock limit (ulimit -l)");
 	} else if (err == -ENOSYS) {
-		snprintf(buf, len, "the kernel has no io_uring (CONFIG_IO_URING=n) or a seccomp filter hides it");
+		snprintf(buf, len,
+			 "the kernel has no io_uring (CONFIG_IO_URING=n) or a seccomp filter hides it");
 	} else {
 		snprintf(buf, len, "io_uring_setup failed: %s", strerror(-err));
 	}
@@ -80,8 +85,7 @@ static void fallback_hint(int err, char *buf, size_t len)
 static void ring_use_fallback(struct ut_ring *ring, const char *reason)
 {
 	ring->have_uring = 0;
-	snprintf(ring->fallback_reason, sizeof(ring->fallback_reason), "%s",
-		 reason);
+	snprintf(ring->fallback_reason, sizeof(ring->fallback_reason), "%s", reason);
 	if (atomic_exchange(&fallback_notice_printed, 1))
 		return;
 	fprintf(stderr, "untorn: notice: io_uring unavailable (%s); using pread/pwrite\n",
@@ -95,8 +99,7 @@ static int ring_setup(struct ut_ring *ring, unsigned flags)
 
 	if (flags & UT_RING_SINGLE_ISSUER) {
 		memset(&p, 0, sizeof(p));
-		p.flags = IORING_SETUP_SINGLE_ISSUER |
-			  IORING_SETUP_DEFER_TASKRUN;
+		p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
 		ret = ut_sys.uring_setup(ring->depth, &ring->uring, &p);
 	}
 	if (ret == -EINVAL) {
@@ -237,8 +240,7 @@ int ut_ring_register_files(struct ut_ring *ring, const int *fds, unsigned n)
 	return 0;
 }
 
-int ut_ring_register_buffers(struct ut_ring *ring, const struct iovec *iov,
-			     unsigned n)
+int ut_ring_register_buffers(struct ut_ring *ring, const struct iovec *iov, unsigned n)
 {
 	struct iovec *copy;
 	int ret;
@@ -279,8 +281,7 @@ static int ring_file_index(const struct ut_ring *ring, int fd)
 	return -1;
 }
 
-static int ring_buf_index(const struct ut_ring *ring, const void *buf,
-			  size_t len)
+static int ring_buf_index(const struct ut_ring *ring, const void *buf, size_t len)
 {
 	const char *p = buf;
 	const char *base;
@@ -296,8 +297,7 @@ static int ring_buf_index(const struct ut_ring *ring, const void *buf,
 
 /* ---- filling I/Os --------------------------------------------------- */
 
-void ut_io_read(struct ut_io *io, int fd, void *buf, uint32_t len,
-		uint64_t off)
+void ut_io_read(struct ut_io *io, int fd, void *buf, uint32_t len, uint64_t off)
 {
 	memset(io, 0, sizeof(*io));
 	io->op = UT_OP_READ;
@@ -307,8 +307,7 @@ void ut_io_read(struct ut_io *io, int fd, void *buf, uint32_t len,
 	io->off = off;
 }
 
-void ut_io_write(struct ut_io *io, int fd, const void *buf, uint32_t len,
-		 uint64_t off)
+void ut_io_write(struct ut_io *io, int fd, const void *buf, uint32_t len, uint64_t off)
 {
 	ut_io_read(io, fd, (void *)buf, len, off);
 	io->op = UT_OP_WRITE;
@@ -349,7 +348,7 @@ static void io_account(struct ut_io *io, int res)
 		io_finish(io, 0);
 		return;
 	} else if (res == 0 && io->op == UT_OP_READ) {
-		io_finish(io, io->done);	/* end of file */
+		io_finish(io, io->done); /* end of file */
 		return;
 	} else {
 		io->done += res;
@@ -408,8 +407,7 @@ static ssize_t io_admit(struct ut_io *io)
 
 	if (io->op == UT_OP_FDATASYNC)
 		return ut_sys.io_admit(io->op, io->fd, 0, 0);
-	admit = ut_sys.io_admit(io->op, io->fd, io->len - io->done,
-				io->off + io->done);
+	admit = ut_sys.io_admit(io->op, io->fd, io->len - io->done, io->off + io->done);
 	if (admit == 0)
 		return -EIO;
 	if (admit > io->len - io->done)
@@ -432,8 +430,7 @@ static void io_probe_complete(struct ut_io *io, int res)
 {
 	if (!io->issued_ns)
 		return;
-	UT_PROBE(ring__complete, io->op, res, ut_now_ns() - io->issued_ns,
-		 io->fd);
+	UT_PROBE(ring__complete, io->op, res, ut_now_ns() - io->issued_ns, io->fd);
 	io->issued_ns = 0;
 }
 
@@ -461,8 +458,7 @@ static void io_run_sync(struct ut_ring *ring, struct ut_io *io)
 					   io->off + io->done);
 		else if (io->rw_flags)
 			ret = ut_sys.pwrite_flags(io->fd, p + io->done, admit,
-						  io->off + io->done,
-						  io->rw_flags);
+						  io->off + io->done, io->rw_flags);
 		else
 			ret = ut_sys.pwrite(io->fd, p + io->done, admit,
 					    io->off + io->done);
@@ -539,8 +535,7 @@ static void sqe_prep(struct ut_ring *ring, struct io_uring_sqe *sqe,
  * member that may issue only part of its bytes or none.  Returns how
  * many SQEs were prepped.
  */
-static unsigned chain_issue(struct ut_ring *ring, struct ut_io *head,
-			    unsigned first)
+static unsigned chain_issue(struct ut_ring *ring, struct ut_io *head, unsigned first)
 {
 	struct io_uring_sqe *sqe, *prev = NULL;
 	struct ut_io *io;
@@ -655,7 +650,7 @@ static void cqe_complete(struct ut_ring *ring, struct io_uring_cqe *cqe)
 	struct ut_io *head;
 
 	if (!io)
-		return;		/* a NOP left by ring_abort */
+		return; /* a NOP left by ring_abort */
 	head = io->chain_head;
 	ring->inflight--;
 	io_probe_complete(io, cqe->res);
@@ -675,7 +670,8 @@ static int ring_reap(struct ut_ring *ring)
 		return 0;
 	if (ret < 0)
 		return ret;
-	io_uring_for_each_cqe(&ring->uring, head, cqe) {
+	io_uring_for_each_cqe(&ring->uring, head, cqe)
+	{
 		cqe_complete(ring, cqe);
 		seen++;
 	}
@@ -719,8 +715,7 @@ static int batch_prepare(struct ut_ring *ring, struct ut_batch *b,
 	return 0;
 }
 
-int ut_ring_start(struct ut_ring *ring, struct ut_batch *b,
-		  struct ut_io *ios, unsigned n)
+int ut_ring_start(struct ut_ring *ring, struct ut_batch *b, struct ut_io *ios, unsigned n)
 {
 	unsigned i;
 	int ret;
@@ -811,7 +806,7 @@ int ut_ring_wait(struct ut_ring *ring, struct ut_batch *b)
 			return ring_abort(ring, ret);
 		busy = 0;
 		if (!ring->inflight)
-			return ring_abort(ring, -EIO);	/* never hang */
+			return ring_abort(ring, -EIO); /* never hang */
 		ret = ring_reap(ring);
 		if (ret < 0)
 			return ring_abort(ring, ret);

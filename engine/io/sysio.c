@@ -36,8 +36,7 @@ static ssize_t sys_pwrite(int fd, const void *buf, size_t len, off_t off)
 	return ret < 0 ? -errno : ret;
 }
 
-static ssize_t sys_pwrite_flags(int fd, const void *buf, size_t len, off_t off,
-				int rw_flags)
+static ssize_t sys_pwrite_flags(int fd, const void *buf, size_t len, off_t off, int rw_flags)
 {
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 	ssize_t ret = pwritev2(fd, &iov, 1, off, rw_flags);
@@ -81,8 +80,7 @@ static int sys_uring_submit(struct io_uring *ring)
 	return io_uring_submit(ring);
 }
 
-static ssize_t sys_jw_pwrite(int jw_fd, int fd, const void *buf, size_t len,
-			     off_t off)
+static ssize_t sys_jw_pwrite(int jw_fd, int fd, const void *buf, size_t len, off_t off)
 {
 	return ut_jw_pwrite(jw_fd, fd, buf, len, off, 0, NULL);
 }
@@ -97,22 +95,16 @@ static ssize_t sys_io_admit(enum ut_op op, int fd, size_t len, off_t off)
 
 /* the real calls: the table the tests replace, and what a reset restores
  * (a macro: C has no constant to copy a static struct from) */
-#define UT_SYS_REAL {				\
-	.open = sys_open,				\
-	.close = sys_close,				\
-	.pread = sys_pread,				\
-	.pwrite = sys_pwrite,				\
-	.pwrite_flags = sys_pwrite_flags,		\
-	.fdatasync = sys_fdatasync,			\
-	.fsync = sys_fsync,				\
-	.fallocate = sys_fallocate,			\
-	.ftruncate = sys_ftruncate,			\
-	.fstat = sys_fstat,				\
-	.uring_setup = sys_uring_setup,			\
-	.uring_submit = sys_uring_submit,		\
-	.jw_pwrite = sys_jw_pwrite,			\
-	.io_admit = sys_io_admit,			\
-}
+#define UT_SYS_REAL                                                           \
+	{                                                                     \
+		.open = sys_open, .close = sys_close, .pread = sys_pread,     \
+		.pwrite = sys_pwrite, .pwrite_flags = sys_pwrite_flags,       \
+		.fdatasync = sys_fdatasync, .fsync = sys_fsync,               \
+		.fallocate = sys_fallocate, .ftruncate = sys_ftruncate,       \
+		.fstat = sys_fstat, .uring_setup = sys_uring_setup,           \
+		.uring_submit = sys_uring_submit, .jw_pwrite = sys_jw_pwrite, \
+		.io_admit = sys_io_admit,                                     \
+	}
 
 static const struct ut_syscalls ut_sys_real = UT_SYS_REAL;
 struct ut_syscalls ut_sys = UT_SYS_REAL;

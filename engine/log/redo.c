@@ -17,14 +17,14 @@
 #include "base/mem.h"
 #include "log/redo.h"
 
-#define LOG_MAGIC	"UNTORNLG"
-#define LOG_VERSION	1u
-#define LOG_BUF_SIZE	(8u << 20)
-#define BLK_LSN		0
-#define BLK_DATA_LEN	8
-#define BLK_FIRST_GROUP	10
-#define BLK_CRC		(UT_LOG_BLOCK - UT_LOG_BLOCK_TRL)
-#define SCAN_CHUNK	(1u << 20)
+#define LOG_MAGIC "UNTORNLG"
+#define LOG_VERSION 1u
+#define LOG_BUF_SIZE (8u << 20)
+#define BLK_LSN 0
+#define BLK_DATA_LEN 8
+#define BLK_FIRST_GROUP 10
+#define BLK_CRC (UT_LOG_BLOCK - UT_LOG_BLOCK_TRL)
+#define SCAN_CHUNK (1u << 20)
 
 /* ---- LSN arithmetic ------------------------------------------------- */
 
@@ -62,8 +62,7 @@ static uint64_t lsn_file_off(const struct ut_redo *log, uint64_t lsn)
 
 /* ---- the file ------------------------------------------------------- */
 
-static void log_header(unsigned char *hdr, uint64_t capacity,
-		       const uint8_t uuid[16])
+static void log_header(unsigned char *hdr, uint64_t capacity, const uint8_t uuid[16])
 {
 	memset(hdr, 0, UT_LOG_HDR_SIZE);
 	memcpy(hdr, LOG_MAGIC, 8);
@@ -84,8 +83,7 @@ int ut_redo_create(const char *path, uint64_t size, const uint8_t uuid[16],
 	if (!hdr)
 		return ut_err_set(err, -ENOMEM, "out of memory");
 	log_header(hdr, capacity, uuid);
-	ret = ut_file_create(path, UT_LOG_HDR_SIZE + capacity, hdr,
-			     UT_LOG_HDR_SIZE,
+	ret = ut_file_create(path, UT_LOG_HDR_SIZE + capacity, hdr, UT_LOG_HDR_SIZE,
 			     "free space or choose a smaller --log-size", err);
 	free(hdr);
 	return ret;
@@ -109,8 +107,8 @@ static int log_check_header(const unsigned char *hdr, const uint8_t uuid[16],
 	return 0;
 }
 
-int ut_redo_open(struct ut_redo *log, const char *path,
-		 const uint8_t uuid[16], struct ut_err *err)
+int ut_redo_open(struct ut_redo *log, const char *path, const uint8_t uuid[16],
+		 struct ut_err *err)
 {
 	unsigned char *hdr;
 	struct stat sb;
@@ -121,7 +119,8 @@ int ut_redo_open(struct ut_redo *log, const char *path,
 	snprintf(log->path, sizeof(log->path), "%s", path);
 	log->fd = ut_sys.open(path, O_RDWR, 0);
 	if (log->fd < 0)
-		return ut_err_set(err, log->fd, "%s: cannot open the redo log: %s; a store needs its %s",
+		return ut_err_set(err, log->fd,
+				  "%s: cannot open the redo log: %s; a store needs its %s",
 				  path, strerror(-log->fd), UT_LOG_FILE);
 	ret = -ENOMEM;
 	hdr = ut_io_alloc(UT_LOG_HDR_SIZE);
@@ -130,18 +129,21 @@ int ut_redo_open(struct ut_redo *log, const char *path,
 	if (!hdr || !log->buf || !log->wbuf)
 		goto out_free;
 	n = ut_sys.pread(log->fd, hdr, UT_LOG_HDR_SIZE, 0);
-	ret = n == UT_LOG_HDR_SIZE ? log_check_header(hdr, uuid, &log->capacity) : -EPROTO;
+	ret = n == UT_LOG_HDR_SIZE ? log_check_header(hdr, uuid, &log->capacity) :
+				     -EPROTO;
 	if (ret) {
 		ut_err_set(err, ret, "%s: %s; restore the store's redo log from the same backup as its data file",
-			   path, ret == -EXDEV ? "the redo log belongs to another store" :
+			   path,
+			   ret == -EXDEV ? "the redo log belongs to another store" :
 			   ret == -EBADMSG ? "log header checksum mismatch" :
 			   ret == -ENOTSUP ? "unknown log format version" :
-			   "not an untorn redo log");
+					     "not an untorn redo log");
 		goto out_free;
 	}
 	ret = ut_sys.fstat(log->fd, &sb);
 	if (!ret && (uint64_t)sb.st_size < UT_LOG_HDR_SIZE + log->capacity) {
-		ret = ut_err_set(err, -EINVAL, "%s: truncated: %llu bytes, the header says %llu; restore the redo log from a backup",
+		ret = ut_err_set(err, -EINVAL,
+				 "%s: truncated: %llu bytes, the header says %llu; restore the redo log from a backup",
 				 path, (unsigned long long)sb.st_size,
 				 (unsigned long long)(UT_LOG_HDR_SIZE + log->capacity));
 		goto out_free;
@@ -183,8 +185,8 @@ void ut_redo_start(struct ut_redo *log, uint64_t lsn, uint64_t ckpt)
 
 /* ---- appending ------------------------------------------------------ */
 
-void ut_redo_append_locked(struct ut_redo *log, const void *group,
-			   size_t len, uint64_t *start, uint64_t *end)
+void ut_redo_append_locked(struct ut_redo *log, const void *group, size_t len,
+			   uint64_t *start, uint64_t *end)
 {
 	const unsigned char *src = group;
 	uint64_t lsn = log->cur_lsn, off, room;
@@ -269,7 +271,9 @@ static size_t log_snapshot(struct ut_redo *log, uint64_t end)
 	for (off = 0; off < len; off += UT_LOG_BLOCK) {
 		blk = log->wbuf + off;
 		blk_lsn = log->buf_lsn + off;
-		used = end > blk_lsn + UT_LOG_BLOCK_HDR ? end - blk_lsn - UT_LOG_BLOCK_HDR : 0;
+		used = end > blk_lsn + UT_LOG_BLOCK_HDR ?
+			       end - blk_lsn - UT_LOG_BLOCK_HDR :
+			       0;
 		if (used > UT_LOG_PAYLOAD)
 			used = UT_LOG_PAYLOAD;
 		put_le64(blk + BLK_LSN, blk_lsn);
@@ -327,7 +331,7 @@ int ut_redo_flush_to(struct ut_redo *log, uint64_t lsn)
 
 	ut_mutex_lock(&log->mutex);
 	if (lsn > log->cur_lsn)
-		lsn = log->cur_lsn;	/* nothing beyond the head to write */
+		lsn = log->cur_lsn; /* nothing beyond the head to write */
 	while (log->flushed_lsn < lsn && !log->error) {
 		if (log->writer_active) {
 			ut_cond_wait(&log->flushed_cond, &log->mutex,

@@ -32,48 +32,48 @@
 #include <untorn/latch.h>
 #include <untorn/ring.h>
 
-#define UT_LOG_FILE		"untorn.redo"
-#define UT_LOG_BLOCK		512u
-#define UT_LOG_BLOCK_HDR	12u
-#define UT_LOG_BLOCK_TRL	4u
-#define UT_LOG_PAYLOAD		(UT_LOG_BLOCK - UT_LOG_BLOCK_HDR - UT_LOG_BLOCK_TRL)
-#define UT_LOG_HDR_SIZE		4096u
-#define UT_LOG_SIZE_MIN		(8u << 20)
-#define UT_LOG_SIZE_DEFAULT	(64u << 20)
-#define UT_LOG_GROUP_HDR	6u
+#define UT_LOG_FILE "untorn.redo"
+#define UT_LOG_BLOCK 512u
+#define UT_LOG_BLOCK_HDR 12u
+#define UT_LOG_BLOCK_TRL 4u
+#define UT_LOG_PAYLOAD (UT_LOG_BLOCK - UT_LOG_BLOCK_HDR - UT_LOG_BLOCK_TRL)
+#define UT_LOG_HDR_SIZE 4096u
+#define UT_LOG_SIZE_MIN (8u << 20)
+#define UT_LOG_SIZE_DEFAULT (64u << 20)
+#define UT_LOG_GROUP_HDR 6u
 
-#define UT_REC_WRITE		1
-#define UT_REC_INIT		2
-#define UT_REC_WRITE_HDR	10u
-#define UT_REC_INIT_SIZE	9u
+#define UT_REC_WRITE 1
+#define UT_REC_INIT 2
+#define UT_REC_WRITE_HDR 10u
+#define UT_REC_INIT_SIZE 9u
 
 struct ut_redo {
 	int fd;
 	char path[4200];
-	uint64_t capacity;	/* bytes of the circular area */
-	struct ut_mutex mutex;	/* everything below */
+	uint64_t capacity; /* bytes of the circular area */
+	struct ut_mutex mutex; /* everything below */
 	pthread_cond_t flushed_cond;
 	pthread_cond_t space_cond;
-	uint64_t cur_lsn;	/* next byte to append */
-	uint64_t flushed_lsn;	/* durable up to here */
-	uint64_t buf_lsn;	/* LSN of buf[0], block aligned */
+	uint64_t cur_lsn; /* next byte to append */
+	uint64_t flushed_lsn; /* durable up to here */
+	uint64_t buf_lsn; /* LSN of buf[0], block aligned */
 	unsigned char *buf;
 	size_t buf_size;
-	unsigned char *wbuf;	/* the writer's copy */
+	unsigned char *wbuf; /* the writer's copy */
 	int writer_active;
-	uint64_t ckpt_lsn;	/* last checkpoint: the log may not pass it */
-	int error;		/* a failed log write: the log is dead */
-	void (*need_space)(void *arg);	/* asks for a checkpoint */
+	uint64_t ckpt_lsn; /* last checkpoint: the log may not pass it */
+	int error; /* a failed log write: the log is dead */
+	void (*need_space)(void *arg); /* asks for a checkpoint */
 	void *need_space_arg;
 	uint64_t writes, fsyncs, bytes_written;
-	uint64_t groups_appended, groups_written;	/* mtr groups */
+	uint64_t groups_appended, groups_written; /* mtr groups */
 };
 
 /* Creates DIR/untorn.redo of size bytes (header + circular area). */
 int ut_redo_create(const char *path, uint64_t size, const uint8_t uuid[16],
 		   struct ut_err *err);
-int ut_redo_open(struct ut_redo *log, const char *path,
-		 const uint8_t uuid[16], struct ut_err *err);
+int ut_redo_open(struct ut_redo *log, const char *path, const uint8_t uuid[16],
+		 struct ut_err *err);
 void ut_redo_close(struct ut_redo *log);
 /* Starts appending at lsn (after recovery); checkpoint at ckpt. */
 void ut_redo_start(struct ut_redo *log, uint64_t lsn, uint64_t ckpt);
@@ -85,8 +85,8 @@ uint64_t ut_lsn_next_block(uint64_t lsn);
 
 /* Appends one group; returns its start and end LSN. The caller holds the
  * log mutex (ut_redo_reserve) so it can order other work with the LSN. */
-void ut_redo_append_locked(struct ut_redo *log, const void *group,
-			   size_t len, uint64_t *start, uint64_t *end);
+void ut_redo_append_locked(struct ut_redo *log, const void *group, size_t len,
+			   uint64_t *start, uint64_t *end);
 /* Takes the log mutex once the buffer and the log file have room for len
  * bytes (waiting for the writer or a checkpoint if needed). */
 int ut_redo_reserve(struct ut_redo *log, size_t len);
@@ -114,7 +114,7 @@ void ut_redo_set_checkpoint(struct ut_redo *log, uint64_t ckpt);
 
 struct ut_redo_scan {
 	uint64_t start_lsn;
-	uint64_t end_lsn;	/* just past the last complete group */
+	uint64_t end_lsn; /* just past the last complete group */
 	uint64_t groups;
 	uint64_t records;
 	uint64_t bytes;
@@ -138,10 +138,10 @@ struct ut_redo_scan {
 	 */
 	uint64_t gap_lsn;
 	uint64_t gap_sound_after_lsn;
-	unsigned char *stream;	/* payload bytes from start_lsn */
+	unsigned char *stream; /* payload bytes from start_lsn */
 	size_t stream_len;
-	uint64_t *group_end;	/* per group: end LSN */
-	size_t *group_off;	/* per group: offset in stream */
+	uint64_t *group_end; /* per group: end LSN */
+	size_t *group_off; /* per group: offset in stream */
 };
 
 /* Reads and validates the log from lsn to its valid end. */

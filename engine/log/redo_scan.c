@@ -21,13 +21,14 @@ struct scan_state {
 	struct ut_redo_scan *scan;
 	size_t cap;
 	int done;
-	uint64_t damage_lsn;	/* the block the scan stopped at, if damaged */
-	uint64_t zero_lsn;	/* ... if all zeros */
+	uint64_t damage_lsn; /* the block the scan stopped at, if damaged */
+	uint64_t zero_lsn; /* ... if all zeros */
 };
 
 static int block_sound(const unsigned char *blk, uint64_t blk_lsn)
 {
-	return get_le32(blk + UT_LOG_BLOCK - 4) == ut_crc32c(0, blk, UT_LOG_BLOCK - 4) &&
+	return get_le32(blk + UT_LOG_BLOCK - 4) ==
+		       ut_crc32c(0, blk, UT_LOG_BLOCK - 4) &&
 	       get_le64(blk) == blk_lsn && get_le16(blk + 8) <= UT_LOG_PAYLOAD;
 }
 
@@ -49,8 +50,7 @@ static int stream_push(struct ut_redo_scan *scan, size_t *cap,
 }
 
 /* Takes one block; sets st->done when the log ends here. */
-static int scan_block(struct scan_state *st, const unsigned char *blk,
-		      uint64_t blk_lsn)
+static int scan_block(struct scan_state *st, const unsigned char *blk, uint64_t blk_lsn)
 {
 	struct ut_redo_scan *scan = st->scan;
 	uint64_t skip = 0;
@@ -59,7 +59,9 @@ static int scan_block(struct scan_state *st, const unsigned char *blk,
 	if (get_le32(blk + UT_LOG_BLOCK - 4) != ut_crc32c(0, blk, UT_LOG_BLOCK - 4)) {
 		int zero = is_zero(blk, UT_LOG_BLOCK);
 
-		scan->stop_reason = zero ? "unused block" : "block checksum mismatch (torn or garbage tail)";
+		scan->stop_reason =
+			zero ? "unused block" :
+			       "block checksum mismatch (torn or garbage tail)";
 		if (zero)
 			st->zero_lsn = blk_lsn;
 		else
@@ -81,8 +83,8 @@ static int scan_block(struct scan_state *st, const unsigned char *blk,
 	}
 	if (blk_lsn < scan->start_lsn)
 		skip = scan->start_lsn - blk_lsn - UT_LOG_BLOCK_HDR;
-	if (used > skip && stream_push(scan, &st->cap, blk + UT_LOG_BLOCK_HDR + skip,
-				       used - skip))
+	if (used > skip &&
+	    stream_push(scan, &st->cap, blk + UT_LOG_BLOCK_HDR + skip, used - skip))
 		return -ENOMEM;
 	if (used < UT_LOG_PAYLOAD) {
 		scan->stop_reason = "end of log";
@@ -120,7 +122,8 @@ static int for_each_block(struct ut_redo *log, struct ut_ring *ring,
 		ret = ut_ring_run(ring, &io, 1);
 		if (ret) {
 			ut_err_set(err, ret, "%s: cannot read the redo log at LSN %llu: %s",
-				   log->path, (unsigned long long)lsn, strerror(-ret));
+				   log->path, (unsigned long long)lsn,
+				   strerror(-ret));
 			break;
 		}
 		for (i = 0; i < n && !ret; i += UT_LOG_BLOCK)
@@ -170,7 +173,8 @@ static int probe_after(struct ut_redo *log, struct ut_ring *ring,
 		       struct scan_state *st, uint64_t from, uint64_t *last,
 		       struct ut_err *err)
 {
-	uint64_t limit = st->scan->start_lsn / UT_LOG_BLOCK * UT_LOG_BLOCK + log->capacity;
+	uint64_t limit =
+		st->scan->start_lsn / UT_LOG_BLOCK * UT_LOG_BLOCK + log->capacity;
 
 	return for_each_block(log, ring, from + UT_LOG_BLOCK, limit, note_sound,
 			      last, err);
@@ -250,15 +254,15 @@ static int scan_groups(struct ut_redo_scan *scan)
 				scan->stop_reason = "incomplete group (torn tail)";
 			break;
 		}
-		recs = group_check(scan->stream + pos + UT_LOG_GROUP_HDR, glen,
-				   n_recs);
+		recs = group_check(scan->stream + pos + UT_LOG_GROUP_HDR, glen, n_recs);
 		if (recs <= 0) {
 			scan->stop_reason = "malformed group (garbage tail)";
 			/* sound blocks past this group: not a torn write */
-			if (scan->stream_len - pos > UT_LOG_GROUP_HDR + glen + UT_LOG_PAYLOAD) {
+			if (scan->stream_len - pos >
+			    UT_LOG_GROUP_HDR + glen + UT_LOG_PAYLOAD) {
 				scan->damage_lsn = lsn;
-				scan->sound_after_lsn = ut_lsn_add(scan->start_lsn,
-								   scan->stream_len);
+				scan->sound_after_lsn =
+					ut_lsn_add(scan->start_lsn, scan->stream_len);
 			}
 			break;
 		}
@@ -279,8 +283,8 @@ static int scan_groups(struct ut_redo_scan *scan)
 		scan->records += recs;
 		pos += UT_LOG_GROUP_HDR + glen;
 	}
-	if (pos + UT_LOG_GROUP_HDR > scan->stream_len && pos < scan->stream_len &&
-	    !strcmp(scan->stop_reason, "end of log"))
+	if (pos + UT_LOG_GROUP_HDR > scan->stream_len &&
+	    pos < scan->stream_len && !strcmp(scan->stop_reason, "end of log"))
 		scan->stop_reason = "incomplete group (torn tail)";
 	scan->end_lsn = lsn;
 	scan->bytes = pos;

@@ -36,8 +36,7 @@ static struct ut_mtr_page *mtr_slot(struct ut_mtr *m, struct ut_frame *f)
 	return NULL;
 }
 
-static int mtr_track(struct ut_mtr *m, struct ut_frame *f,
-		     enum ut_latch_mode mode)
+static int mtr_track(struct ut_mtr *m, struct ut_frame *f, enum ut_latch_mode mode)
 {
 	struct ut_mtr_page *p;
 
@@ -50,9 +49,8 @@ static int mtr_track(struct ut_mtr *m, struct ut_frame *f,
 	return 0;
 }
 
-int ut_mtr_get_flags(struct ut_mtr *m, uint32_t page_no,
-		     enum ut_latch_mode mode, unsigned get_flags,
-		     struct ut_frame **fp)
+int ut_mtr_get_flags(struct ut_mtr *m, uint32_t page_no, enum ut_latch_mode mode,
+		     unsigned get_flags, struct ut_frame **fp)
 {
 	int ret;
 
@@ -96,7 +94,7 @@ static int rec_reserve(struct ut_mtr *m, size_t n)
 		return -ENOMEM;
 	}
 	if (!m->cap)
-		m->len = UT_LOG_GROUP_HDR;	/* room for the group header */
+		m->len = UT_LOG_GROUP_HDR; /* room for the group header */
 	m->rec = grown;
 	m->cap = cap;
 	return 0;
@@ -112,9 +110,8 @@ static void mark_block(struct ut_mtr *m, struct ut_frame *f, uint32_t block)
 	p->touched[block / 64] |= 1ull << (block % 64);
 }
 
-void ut_rec_apply_write(const struct ut_geom *g, struct ut_frame *f,
-			uint32_t block, uint32_t block_off,
-			const unsigned char *bytes, uint32_t len)
+void ut_rec_apply_write(const struct ut_geom *g, struct ut_frame *f, uint32_t block,
+			uint32_t block_off, const unsigned char *bytes, uint32_t len)
 {
 	memcpy(f->area + ut_page_logical(g, block, block_off), bytes, len);
 }
@@ -164,8 +161,7 @@ void ut_mtr_move(struct ut_mtr *m, struct ut_frame *f, uint32_t dst,
 	ut_mtr_write(m, f, dst, f->area + dst, len);
 }
 
-void ut_mtr_write16(struct ut_mtr *m, struct ut_frame *f, uint32_t off,
-		    uint16_t v)
+void ut_mtr_write16(struct ut_mtr *m, struct ut_frame *f, uint32_t off, uint16_t v)
 {
 	unsigned char b[2];
 
@@ -173,8 +169,7 @@ void ut_mtr_write16(struct ut_mtr *m, struct ut_frame *f, uint32_t off,
 	ut_mtr_write(m, f, off, b, 2);
 }
 
-void ut_mtr_write32(struct ut_mtr *m, struct ut_frame *f, uint32_t off,
-		    uint32_t v)
+void ut_mtr_write32(struct ut_mtr *m, struct ut_frame *f, uint32_t off, uint32_t v)
 {
 	unsigned char b[4];
 
@@ -225,8 +220,7 @@ int ut_mtr_create(struct ut_mtr *m, uint32_t page_no, uint16_t type,
 	return mtr_init_page(m, *fp, type, level);
 }
 
-int ut_mtr_reinit(struct ut_mtr *m, struct ut_frame *f, uint16_t type,
-		  uint16_t level)
+int ut_mtr_reinit(struct ut_mtr *m, struct ut_frame *f, uint16_t type, uint16_t level)
 {
 	return mtr_init_page(m, f, type, level);
 }
@@ -240,8 +234,7 @@ static void mtr_release_all(struct ut_mtr *m)
 	m->n_pages = 0;
 }
 
-static void stamp_page(struct ut_mtr_page *p, uint32_t n_blocks,
-		       uint64_t end)
+static void stamp_page(struct ut_mtr_page *p, uint32_t n_blocks, uint64_t end)
 {
 	uint32_t b;
 

@@ -16,12 +16,12 @@
 #include "base/probes.h"
 
 #define RECOVER_BATCH 64
-#define RECOVER_MERGE 16	/* adjacent pages read with one request */
+#define RECOVER_MERGE 16 /* adjacent pages read with one request */
 
 struct rec_ref {
 	uint32_t page_no;
 	uint32_t group;
-	size_t off;		/* of the record in the scan stream */
+	size_t off; /* of the record in the scan stream */
 };
 
 static int ref_order(const void *a, const void *b)
@@ -38,7 +38,7 @@ static int ref_order(const void *a, const void *b)
 static size_t rec_len(const unsigned char *r)
 {
 	return r[0] == UT_REC_WRITE ? UT_REC_WRITE_HDR + get_le16(r + 8) :
-	       UT_REC_INIT_SIZE;
+				      UT_REC_INIT_SIZE;
 }
 
 /* One reference per record, sorted by page then log order. */
@@ -55,7 +55,8 @@ static int collect_refs(const struct ut_redo_scan *scan, struct rec_ref **out,
 	for (g = 0; g < scan->groups; g++) {
 		pos = scan->group_off[g];
 		end = pos + UT_LOG_GROUP_HDR + get_le32(scan->stream + pos);
-		for (pos += UT_LOG_GROUP_HDR; pos < end; pos += rec_len(scan->stream + pos)) {
+		for (pos += UT_LOG_GROUP_HDR; pos < end;
+		     pos += rec_len(scan->stream + pos)) {
 			refs[n].page_no = get_le32(scan->stream + pos + 1);
 			refs[n].group = g;
 			refs[n++].off = pos;
@@ -83,7 +84,7 @@ static int apply_page(const struct ut_recovery_ctx *rc, struct ut_frame *f,
 
 	memcpy(before, f->meta.blk_lsn, sizeof(before));
 	for (b = 0; b < g->n_blocks; b++)
-		zeroed |= before[b] == 0;	/* empty page or zeroed block */
+		zeroed |= before[b] == 0; /* empty page or zeroed block */
 	for (i = 0; i < n; i++) {
 		r = scan->stream + refs[i].off;
 		lsn = scan->group_end[refs[i].group];
@@ -110,8 +111,7 @@ static int apply_page(const struct ut_recovery_ctx *rc, struct ut_frame *f,
 		off = get_le16(r + 6);
 		len = get_le16(r + 8);
 		logical = ut_page_logical(g, b, off);
-		if (b >= g->n_blocks || logical == UINT32_MAX ||
-		    off + len > g->block_size)
+		if (b >= g->n_blocks || logical == UINT32_MAX || off + len > g->block_size)
 			return -EUCLEAN;
 		if (before[b] >= lsn) {
 			rep->records_skipped++;
@@ -167,11 +167,12 @@ static int read_batch(const struct ut_recovery_ctx *rc, struct ut_prefetch *pf,
 	return 0;
 }
 
-static int apply_error(const struct ut_recovery_ctx *rc, uint32_t page_no, int ret,
-		       struct ut_err *err)
+static int apply_error(const struct ut_recovery_ctx *rc, uint32_t page_no,
+		       int ret, struct ut_err *err)
 {
 	if (ret == -ENODATA)
-		return ut_err_set(err, -EUCLEAN, "%s: page %u has zeroed blocks and the redo log does not hold its creation, so it cannot be rebuilt; restore the store from a backup",
+		return ut_err_set(err, -EUCLEAN,
+				  "%s: page %u has zeroed blocks and the redo log does not hold its creation, so it cannot be rebuilt; restore the store from a backup",
 				  rc->store->data_path, page_no);
 	if (ret)
 		return ut_err_set(err, ret, "%s: redo record for page %u does not fit the page format; the log is damaged: restore the store from a backup",
@@ -214,15 +215,19 @@ static int apply_all(const struct ut_recovery_ctx *rc, const struct ut_redo_scan
 		rep->pages_read += n;
 		for (j = 0; j < n; j++) {
 			if (!frames[j]) {
-				ret = ut_err_set(err, errs[j], "%s: page %u is damaged (%s) and neither the doublewrite buffer nor redo can rebuild it; restore the store from a backup",
+				ret = ut_err_set(err, errs[j],
+						 "%s: page %u is damaged (%s) and neither the doublewrite buffer nor redo can rebuild it; restore the store from a backup",
 						 rc->store->data_path, pages[j],
-						 errs[j] == -EBADMSG ? "a block fails its checksum" : strerror(-errs[j]));
+						 errs[j] == -EBADMSG ?
+							 "a block fails its checksum" :
+							 strerror(-errs[j]));
 				continue;
 			}
 			k = first[j];
 			if (!ret)
 				ret = apply_error(rc, pages[j],
-						  apply_page(rc, frames[j], scan, refs + k,
+						  apply_page(rc, frames[j],
+							     scan, refs + k,
 							     first[j + 1] - k, rep),
 						  err);
 			ut_bpool_release(rc->pool, frames[j], UT_X);
@@ -238,7 +243,9 @@ static int apply_all(const struct ut_recovery_ctx *rc, const struct ut_redo_scan
 static int log_tail_damaged(const struct ut_redo_scan *scan)
 {
 	static const char *const clean[] = {
-		"end of log", "unused block", "block from an earlier lap of the log",
+		"end of log",
+		"unused block",
+		"block from an earlier lap of the log",
 		"log full circle",
 	};
 	unsigned i;
@@ -289,8 +296,7 @@ int ut_recover(const struct ut_recovery_ctx *rc, struct ut_recovery_report *rep,
 		memcpy(rep->restored, dr.restored, sizeof(rep->restored));
 	}
 	phase = phase_start("redo-scan");
-	ret = ut_redo_scan(rc->log, ut_ring_thread(), rep->checkpoint_lsn,
-			   &scan, err);
+	ret = ut_redo_scan(rc->log, ut_ring_thread(), rep->checkpoint_lsn, &scan, err);
 	phase_done("redo-scan", phase, ret ? 0 : scan.records);
 	if (ret)
 		return ret;
@@ -305,9 +311,11 @@ int ut_recover(const struct ut_recovery_ctx *rc, struct ut_recovery_report *rep,
 	rep->gap_sound_after_lsn = scan.gap_sound_after_lsn;
 	rep->needed = scan.groups > 0;
 	if (scan.damage_lsn && !rc->accept_log_loss) {
-		ret = ut_err_set(err, -EUCLEAN, "%s: the redo log is damaged at LSN %llu (%s) and sound log follows up to LSN %llu: transactions committed after the damage would be lost; restore the store from a backup, or accept the loss with: untorn recover %s --accept-log-loss",
+		ret = ut_err_set(err, -EUCLEAN,
+				 "%s: the redo log is damaged at LSN %llu (%s) and sound log follows up to LSN %llu: transactions committed after the damage would be lost; restore the store from a backup, or accept the loss with: untorn recover %s --accept-log-loss",
 				 rc->log->path, (unsigned long long)scan.damage_lsn,
-				 scan.stop_reason, (unsigned long long)scan.sound_after_lsn,
+				 scan.stop_reason,
+				 (unsigned long long)scan.sound_after_lsn,
 				 rc->store->dir);
 		ut_redo_scan_free(&scan);
 		return ret;

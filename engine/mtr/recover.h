@@ -25,8 +25,8 @@ struct ut_recovery_ctx {
 	struct ut_space *space;
 	struct ut_flush *flush;
 	struct ut_checkpointer *ckpt;
-	int sync_reads;		/* one page per read (the slow baseline) */
-	int accept_log_loss;	/* apply up to damaged redo, lose the rest */
+	int sync_reads; /* one page per read (the slow baseline) */
+	int accept_log_loss; /* apply up to damaged redo, lose the rest */
 };
 
 int ut_recover(const struct ut_recovery_ctx *rc, struct ut_recovery_report *rep,

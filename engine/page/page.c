@@ -9,15 +9,15 @@
 #include <untorn/page.h>
 #include "base/bytes.h"
 
-#define BH_CRC		0
-#define BH_PAGE_NO	4
-#define BH_BLK_LSN	8
-#define BH_PAGE_LSN	16
-#define PH_TYPE		(UT_BLOCK_HDR_SIZE + 0)
-#define PH_LEVEL	(UT_BLOCK_HDR_SIZE + 2)
-#define PH_PAGE_SHIFT	(UT_BLOCK_HDR_SIZE + 4)
-#define PH_BLOCK_SHIFT	(UT_BLOCK_HDR_SIZE + 5)
-#define PH_FLAGS	(UT_BLOCK_HDR_SIZE + 6)
+#define BH_CRC 0
+#define BH_PAGE_NO 4
+#define BH_BLK_LSN 8
+#define BH_PAGE_LSN 16
+#define PH_TYPE (UT_BLOCK_HDR_SIZE + 0)
+#define PH_LEVEL (UT_BLOCK_HDR_SIZE + 2)
+#define PH_PAGE_SHIFT (UT_BLOCK_HDR_SIZE + 4)
+#define PH_BLOCK_SHIFT (UT_BLOCK_HDR_SIZE + 5)
+#define PH_FLAGS (UT_BLOCK_HDR_SIZE + 6)
 #define BLOCK0_PAYLOAD_OFF (UT_BLOCK_HDR_SIZE + UT_PAGE_HDR_SIZE)
 
 static int is_pow2(uint32_t v)
@@ -36,8 +36,7 @@ int ut_geom_init(struct ut_geom *g, uint32_t page_size, uint32_t block_size)
 	g->page_size = page_size;
 	g->block_size = block_size;
 	g->n_blocks = page_size / block_size;
-	g->area_size = page_size - g->n_blocks * UT_BLOCK_HDR_SIZE -
-		       UT_PAGE_HDR_SIZE;
+	g->area_size = page_size - g->n_blocks * UT_BLOCK_HDR_SIZE - UT_PAGE_HDR_SIZE;
 	g->page_shift = ilog2_u32(page_size);
 	g->block_shift = ilog2_u32(block_size);
 	return 0;
@@ -67,8 +66,7 @@ void ut_page_locate(const struct ut_geom *g, uint32_t off, uint32_t *block,
 	*in_block = block_payload(g, b) - o;
 }
 
-uint32_t ut_page_logical(const struct ut_geom *g, uint32_t block,
-			 uint32_t block_off)
+uint32_t ut_page_logical(const struct ut_geom *g, uint32_t block, uint32_t block_off)
 {
 	uint32_t hdr = g->block_size - block_payload(g, block);
 
@@ -76,12 +74,11 @@ uint32_t ut_page_logical(const struct ut_geom *g, uint32_t block,
 		return UINT32_MAX;
 	if (!block)
 		return block_off - hdr;
-	return block_payload(g, 0) + (block - 1) * block_payload(g, 1) +
-	       block_off - hdr;
+	return block_payload(g, 0) + (block - 1) * block_payload(g, 1) + block_off - hdr;
 }
 
-void ut_page_block_span(const struct ut_geom *g, uint32_t block,
-			uint32_t *off, uint32_t *len)
+void ut_page_block_span(const struct ut_geom *g, uint32_t block, uint32_t *off,
+			uint32_t *len)
 {
 	*off = block ? block_payload(g, 0) + (block - 1) * block_payload(g, 1) : 0;
 	*len = block_payload(g, block);
@@ -105,8 +102,7 @@ void ut_page_touch(const struct ut_geom *g, struct ut_page_meta *m,
 }
 
 void ut_page_meta_init(const struct ut_geom *g, struct ut_page_meta *m,
-		       uint32_t page_no, uint16_t type, uint16_t level,
-		       uint64_t lsn)
+		       uint32_t page_no, uint16_t type, uint16_t level, uint64_t lsn)
 {
 	uint32_t i;
 
@@ -119,8 +115,7 @@ void ut_page_meta_init(const struct ut_geom *g, struct ut_page_meta *m,
 		m->blk_lsn[i] = lsn;
 }
 
-uint32_t ut_block_crc(const void *block, uint32_t block_size,
-		      uint32_t block_index)
+uint32_t ut_block_crc(const void *block, uint32_t block_size, uint32_t block_index)
 {
 	unsigned char idx[4];
 
@@ -174,8 +169,7 @@ static void report_add(struct ut_page_report *r, enum ut_fault_kind kind,
 
 /* Checks one block by itself; returns 0 when sound. */
 static int verify_block(const struct ut_geom *g, const unsigned char *blk,
-			uint32_t i, uint32_t page_no,
-			struct ut_page_report *r)
+			uint32_t i, uint32_t page_no, struct ut_page_report *r)
 {
 	struct ut_page_fault *f;
 	uint32_t stored, computed;
@@ -237,8 +231,8 @@ static int verify_header(const struct ut_geom *g, const unsigned char *blk0,
 	return 0;
 }
 
-int ut_page_verify(const struct ut_geom *g, const void *disk,
-		   uint32_t page_no, struct ut_page_report *r)
+int ut_page_verify(const struct ut_geom *g, const void *disk, uint32_t page_no,
+		   struct ut_page_report *r)
 {
 	const unsigned char *base = disk, *blk;
 	struct ut_page_fault *f;
@@ -273,9 +267,8 @@ int ut_page_verify(const struct ut_geom *g, const void *disk,
 	return ret;
 }
 
-int ut_page_unpack(const struct ut_geom *g, const void *disk,
-		   uint32_t page_no, struct ut_page_meta *m, void *area,
-		   struct ut_page_report *r)
+int ut_page_unpack(const struct ut_geom *g, const void *disk, uint32_t page_no,
+		   struct ut_page_meta *m, void *area, struct ut_page_report *r)
 {
 	const unsigned char *blk = disk;
 	unsigned char *dst = area;
@@ -314,9 +307,9 @@ static int only_torn(const struct ut_page_report *r)
 	return r->n_faults > 0;
 }
 
-int ut_page_unpack_inplace(const struct ut_geom *g, void *buf,
-			   uint32_t page_no, struct ut_page_meta *m,
-			   struct ut_page_report *r, unsigned flags)
+int ut_page_unpack_inplace(const struct ut_geom *g, void *buf, uint32_t page_no,
+			   struct ut_page_meta *m, struct ut_page_report *r,
+			   unsigned flags)
 {
 	unsigned char *base = buf, *blk;
 	uint32_t i, payload, pos = 0;
@@ -336,7 +329,7 @@ int ut_page_unpack_inplace(const struct ut_geom *g, void *buf,
 	m->flags = get_le16(base + PH_FLAGS);
 	for (i = 0; i < g->n_blocks; i++) {
 		blk = base + (size_t)i * g->block_size;
-		m->blk_lsn[i] = get_le64(blk + BH_BLK_LSN);	/* 0: zeroed */
+		m->blk_lsn[i] = get_le64(blk + BH_BLK_LSN); /* 0: zeroed */
 		lsn = get_le64(blk + BH_PAGE_LSN);
 		if (lsn > m->page_lsn)
 			m->page_lsn = lsn;
@@ -351,13 +344,20 @@ int ut_page_unpack_inplace(const struct ut_geom *g, void *buf,
 const char *ut_fault_name(enum ut_fault_kind kind)
 {
 	switch (kind) {
-	case UT_FAULT_CHECKSUM:		return "checksum";
-	case UT_FAULT_ZERO_BLOCK:	return "zeroed";
-	case UT_FAULT_PAGE_NO:		return "misplaced";
-	case UT_FAULT_GEOMETRY:		return "geometry";
-	case UT_FAULT_TORN:		return "torn";
-	case UT_FAULT_BLOCK_LSN:	return "lsn";
-	case UT_FAULT_TYPE:		return "type";
+	case UT_FAULT_CHECKSUM:
+		return "checksum";
+	case UT_FAULT_ZERO_BLOCK:
+		return "zeroed";
+	case UT_FAULT_PAGE_NO:
+		return "misplaced";
+	case UT_FAULT_GEOMETRY:
+		return "geometry";
+	case UT_FAULT_TORN:
+		return "torn";
+	case UT_FAULT_BLOCK_LSN:
+		return "lsn";
+	case UT_FAULT_TYPE:
+		return "type";
 	}
 	return "unknown";
 }
@@ -376,8 +376,7 @@ int ut_fault_describe(const struct ut_page_fault *f, char *buf, size_t len)
 				(unsigned long long)f->found);
 	case UT_FAULT_GEOMETRY:
 		return snprintf(buf, len, "page written with %llu-byte pages, store uses %llu",
-				1ULL << (f->found & 63),
-				1ULL << (f->expected & 63));
+				1ULL << (f->found & 63), 1ULL << (f->expected & 63));
 	case UT_FAULT_TORN:
 		return snprintf(buf, len, "torn: page LSN %llu here, %llu in the blocks before",
 				(unsigned long long)f->found,

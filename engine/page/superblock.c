@@ -9,29 +9,29 @@
 #include <untorn/superblock.h>
 #include "base/bytes.h"
 
-#define SEC_MAGIC	0
-#define SEC_ID		8	/* header: version; slot: slot index */
-#define SEC_CRC		12
+#define SEC_MAGIC 0
+#define SEC_ID 8 /* header: version; slot: slot index */
+#define SEC_CRC 12
 
-#define SB_PAGE_SIZE	16
-#define SB_BLOCK_SIZE	20
-#define SB_EXTENT	24
-#define SB_GUARD	28
-#define SB_FLAGS	32
-#define SB_UUID		40
-#define SB_CREATED	56
+#define SB_PAGE_SIZE 16
+#define SB_BLOCK_SIZE 20
+#define SB_EXTENT 24
+#define SB_GUARD 28
+#define SB_FLAGS 32
+#define SB_UUID 40
+#define SB_CREATED 56
 
-#define CK_SEQ		16
-#define CK_LSN		24
-#define CK_N_PAGES	32
-#define CK_ROOT		36
-#define CK_UUID		40
+#define CK_SEQ 16
+#define CK_LSN 24
+#define CK_N_PAGES 32
+#define CK_ROOT 36
+#define CK_UUID 40
 
 static const char *const guard_names[] = {
-	[UT_GUARD_DOUBLEWRITE]	= "doublewrite",
-	[UT_GUARD_JOURNAL]	= "journal",
-	[UT_GUARD_ATOMIC]	= "atomic",
-	[UT_GUARD_NONE]		= "none",
+	[UT_GUARD_DOUBLEWRITE] = "doublewrite",
+	[UT_GUARD_JOURNAL] = "journal",
+	[UT_GUARD_ATOMIC] = "atomic",
+	[UT_GUARD_NONE] = "none",
 };
 
 static uint32_t sector_crc(const unsigned char *sec)
@@ -138,8 +138,8 @@ int ut_ckpt_decode(const void *sector, const uint8_t uuid[16], unsigned slot,
 	return 0;
 }
 
-int ut_ckpt_pick(const void *region, const uint8_t uuid[16],
-		 struct ut_ckpt *ck, int slot_err[2])
+int ut_ckpt_pick(const void *region, const uint8_t uuid[16], struct ut_ckpt *ck,
+		 int slot_err[2])
 {
 	const unsigned char *base = region;
 	struct ut_ckpt slot[2];

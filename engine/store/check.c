@@ -34,8 +34,9 @@ static void check_slots(struct ut_store *st, ut_check_fn fn, void *user,
 		bad.kind = "slot";
 		snprintf(bad.detail, sizeof(bad.detail),
 			 "checkpoint slot %u is damaged (%s); the other slot is in use",
-			 i, st->slot_err[i] == UT_SB_ECRC ? "checksum mismatch" :
-			 "bad magic or field");
+			 i,
+			 st->slot_err[i] == UT_SB_ECRC ? "checksum mismatch" :
+							 "bad magic or field");
 		fn(&bad, user);
 		bad_slots++;
 	}
@@ -125,7 +126,8 @@ int ut_check_run(struct ut_store *st, ut_check_fn fn, void *user,
 			ut_err_set(err, ret, "%s: cannot read pages %llu..%llu: %s",
 				   st->data_path, (unsigned long long)page,
 				   (unsigned long long)(page + n - 1),
-				   ret == -ENODATA ? "file ends early" : strerror(-ret));
+				   ret == -ENODATA ? "file ends early" :
+						     strerror(-ret));
 			goto out_free;
 		}
 		stats->ios += n;

@@ -41,11 +41,11 @@
 #include <unistd.h>
 #include <untorn/store.h>
 
-#define POLL_MIN_NS	1000000ull	/* first retry after 1 ms */
-#define POLL_MAX_NS	50000000ull	/* at most 50 ms between tries */
+#define POLL_MIN_NS 1000000ull /* first retry after 1 ms */
+#define POLL_MAX_NS 50000000ull /* at most 50 ms between tries */
 
-#define LOCK_STORE	0	/* byte 0: who has the store open */
-#define LOCK_IO		1	/* byte 1: whose page I/O may be in flight */
+#define LOCK_STORE 0 /* byte 0: who has the store open */
+#define LOCK_IO 1 /* byte 1: whose page I/O may be in flight */
 
 static int set_lock(int fd, short type, off_t start, off_t len)
 {
@@ -127,7 +127,8 @@ static int fdinfo_lock(const char *path, unsigned long ino, int *exclusive)
 			continue;
 		/* lock:	1: OFDLCK ADVISORY  WRITE -1 fe:00:9978081 0 EOF */
 		if (sscanf(strstr(line, "ADVISORY"), "ADVISORY %15s %*d %x:%x:%lu",
-			   mode, &maj, &min, &lino) == 4 && lino == ino) {
+			   mode, &maj, &min, &lino) == 4 &&
+		    lino == ino) {
 			*exclusive = !strcmp(mode, "WRITE");
 			found = 1;
 		}

@@ -14,8 +14,8 @@
 
 struct ut_space {
 	struct ut_store *store;
-	struct ut_mutex mutex;		/* n_pages, file growth */
-	uint32_t n_pages;		/* in use: pages 0 .. n_pages - 1 */
+	struct ut_mutex mutex; /* n_pages, file growth */
+	uint32_t n_pages; /* in use: pages 0 .. n_pages - 1 */
 };
 
 /* n_pages: in use at open (the checkpoint's count). */
@@ -28,7 +28,6 @@ int ut_space_reserve(struct ut_space *sp, unsigned n);
 uint32_t ut_space_pages(struct ut_space *sp);
 /* Recovery: pages up to max_page are in use (redo wrote them), and the
  * file holds them. */
-int ut_space_recovered(struct ut_space *sp, uint32_t max_page,
-		       struct ut_err *err);
+int ut_space_recovered(struct ut_space *sp, uint32_t max_page, struct ut_err *err);
 
 #endif

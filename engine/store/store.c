@@ -21,9 +21,9 @@
 #include "base/mem.h"
 #include "log/redo.h"
 
-#define EXTENT_BYTES_MIN	(1u << 20)
-#define EXTENT_PAGES_MIN	64u
-#define ZERO_CHUNK		(1u << 20)
+#define EXTENT_BYTES_MIN (1u << 20)
+#define EXTENT_PAGES_MIN 64u
+#define ZERO_CHUNK (1u << 20)
 
 static uint32_t extent_pages_for(uint32_t page_size)
 {
@@ -81,13 +81,15 @@ int ut_store_grow(struct ut_store *st, uint64_t min_pages, struct ut_err *err)
 	if (st->read_only)
 		return ut_err_set(err, -EROFS, "%s: opened read-only", st->data_path);
 	if (min_pages > UINT32_MAX)
-		return ut_err_set(err, -EFBIG, "%s: %llu pages exceed the format's 2^32 page limit; use a larger page size",
+		return ut_err_set(err, -EFBIG,
+				  "%s: %llu pages exceed the format's 2^32 page limit; use a larger page size",
 				  st->data_path, (unsigned long long)min_pages);
 	pages = (min_pages + extent - 1) / extent * extent;
 	if (pages <= st->file_pages)
 		return 0;
 	if (pages > UINT32_MAX)
-		return ut_err_set(err, -EFBIG, "%s: %llu pages exceed the format's 2^32 page limit; use a larger page size",
+		return ut_err_set(err, -EFBIG,
+				  "%s: %llu pages exceed the format's 2^32 page limit; use a larger page size",
 				  st->data_path, (unsigned long long)pages);
 	ret = extend_file(ut_ring_thread(), st->data_fd, st->data_path,
 			  st->file_pages * st->geom.page_size,
@@ -108,7 +110,8 @@ static int dir_check_empty(const char *dir, struct ut_err *err)
 
 	d = opendir(dir);
 	if (!d)
-		return ut_err_set(err, -errno, "%s: cannot read the directory: %s; check its permissions",
+		return ut_err_set(err, -errno,
+				  "%s: cannot read the directory: %s; check its permissions",
 				  dir, strerror(errno));
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
@@ -120,10 +123,12 @@ static int dir_check_empty(const char *dir, struct ut_err *err)
 	}
 	closedir(d);
 	if (has_store)
-		return ut_err_set(err, -EEXIST, "%s: already holds an untorn store; use it as it is, or remove it before running init again",
+		return ut_err_set(err, -EEXIST,
+				  "%s: already holds an untorn store; use it as it is, or remove it before running init again",
 				  dir);
 	if (has_other)
-		return ut_err_set(err, -ENOTEMPTY, "%s: is not empty and holds no untorn store; choose an empty or new directory",
+		return ut_err_set(err, -ENOTEMPTY,
+				  "%s: is not empty and holds no untorn store; choose an empty or new directory",
 				  dir);
 	return 0;
 }
@@ -136,18 +141,22 @@ static int dir_prepare(const char *dir, int *created, struct ut_err *err)
 	*created = 0;
 	if (stat(dir, &st) == 0) {
 		if (!S_ISDIR(st.st_mode))
-			return ut_err_set(err, -ENOTDIR, "%s: exists and is not a directory; choose a directory path",
+			return ut_err_set(err, -ENOTDIR,
+					  "%s: exists and is not a directory; choose a directory path",
 					  dir);
 		return dir_check_empty(dir, err);
 	}
 	if (errno != ENOENT)
-		return ut_err_set(err, -errno, "%s: %s; check the path and its permissions",
+		return ut_err_set(err, -errno,
+				  "%s: %s; check the path and its permissions",
 				  dir, strerror(errno));
 	if (mkdir(dir, 0755) < 0) {
 		if (errno == ENOENT)
-			return ut_err_set(err, -ENOENT, "%s: the parent directory does not exist; create it first",
+			return ut_err_set(err, -ENOENT,
+					  "%s: the parent directory does not exist; create it first",
 					  dir);
-		return ut_err_set(err, -errno, "%s: cannot create the directory: %s; check the parent's permissions",
+		return ut_err_set(err, -errno,
+				  "%s: cannot create the directory: %s; check the parent's permissions",
 				  dir, strerror(errno));
 	}
 	*created = 1;
@@ -182,7 +191,8 @@ static int init_check_fs(const char *dir, const struct ut_init_opts *o,
 			  g->block_size, &v);
 	if (v.safe)
 		return 0;
-	return ut_err_set(err, -EINVAL, "%s: guard '%s' is not safe here: %s; %s (or --unsafe for a crash simulation)",
+	return ut_err_set(err, -EINVAL,
+			  "%s: guard '%s' is not safe here: %s; %s (or --unsafe for a crash simulation)",
 			  dir, ut_guard_name(o->guard), v.reason, v.fix);
 }
 
@@ -191,19 +201,25 @@ static int init_check_opts(const struct ut_init_opts *o, struct ut_err *err)
 	const char *name = ut_guard_name(o->guard);
 
 	if (!name)
-		return ut_err_set(err, -EINVAL, "unknown guard %u; use doublewrite",
-				  o->guard);
+		return ut_err_set(err, -EINVAL,
+				  "unknown guard %u; use doublewrite", o->guard);
 	if (o->guard == UT_GUARD_NONE && !o->unsafe)
-		return ut_err_set(err, -EINVAL, "guard 'none' leaves pages torn by a crash unrepairable; add --unsafe if that is what you want (benchmarks only)");
-	if (o->log_size && (o->log_size < UT_LOG_SIZE_MIN || o->log_size > (1ull << 40)))
-		return ut_err_set(err, -EINVAL, "log size %llu is out of range; use 8M to 1T",
+		return ut_err_set(err, -EINVAL,
+				  "guard 'none' leaves pages torn by a crash unrepairable; add --unsafe if that is what you want (benchmarks only)");
+	if (o->log_size &&
+	    (o->log_size < UT_LOG_SIZE_MIN || o->log_size > (1ull << 40)))
+		return ut_err_set(err, -EINVAL,
+				  "log size %llu is out of range; use 8M to 1T",
 				  (unsigned long long)o->log_size);
 	if (o->dblwr_segments > 64 || o->dblwr_batch > UT_DBLWR_MAX_BATCH)
-		return ut_err_set(err, -EINVAL, "doublewrite geometry %u segments of %u pages is out of range; use at most 64 segments of at most %u pages",
-				  o->dblwr_segments, o->dblwr_batch, UT_DBLWR_MAX_BATCH);
+		return ut_err_set(err, -EINVAL,
+				  "doublewrite geometry %u segments of %u pages is out of range; use at most 64 segments of at most %u pages",
+				  o->dblwr_segments, o->dblwr_batch,
+				  UT_DBLWR_MAX_BATCH);
 	if (o->page_size < UT_PAGE_SIZE_MIN || o->page_size > UT_PAGE_SIZE_MAX ||
 	    (o->page_size & (o->page_size - 1)))
-		return ut_err_set(err, -EINVAL, "page size %u is not a power of two between 4 KiB and 64 KiB; use 4k, 8k, 16k, 32k or 64k",
+		return ut_err_set(err, -EINVAL,
+				  "page size %u is not a power of two between 4 KiB and 64 KiB; use 4k, 8k, 16k, 32k or 64k",
 				  o->page_size);
 	return 0;
 }
@@ -317,8 +333,7 @@ static int sync_dir(const char *dir)
 	return ret;
 }
 
-int ut_store_init(const char *dir, const struct ut_init_opts *opts,
-		  struct ut_err *err)
+int ut_store_init(const char *dir, const struct ut_init_opts *opts, struct ut_err *err)
 {
 	char path[PATH_MAX + 16];
 	struct ut_geom geom;
@@ -365,8 +380,8 @@ int ut_store_init(const char *dir, const struct ut_init_opts *opts,
 		goto out_unlink;
 	ret = sync_dir(dir);
 	if (ret) {
-		ut_err_set(err, ret, "%s: cannot sync the directory: %s",
-			   dir, strerror(-ret));
+		ut_err_set(err, ret, "%s: cannot sync the directory: %s", dir,
+			   strerror(-ret));
 		goto out_unlink;
 	}
 	return 0;
@@ -400,8 +415,7 @@ int ut_store_write_checkpoint(struct ut_store *st, struct ut_ckpt *ck,
 		return ut_err_set(err, -ENOMEM, "out of memory");
 	ck->seq = st->ckpt.seq + 1;
 	ut_ckpt_encode(ck, st->sb.uuid, slot, sector);
-	ut_io_write(&io[0], st->data_fd, sector, UT_SB_SECTOR,
-		    (1 + slot) * UT_SB_SECTOR);
+	ut_io_write(&io[0], st->data_fd, sector, UT_SB_SECTOR, (1 + slot) * UT_SB_SECTOR);
 	io[0].flags = UT_IO_LINK;
 	ut_io_fdatasync(&io[1], st->data_fd);
 	ret = ut_ring_run(ut_ring_thread(), io, 2);

@@ -25,13 +25,16 @@ static int open_dir_check(const char *dir, struct ut_err *err)
 
 	if (stat(dir, &sb) < 0) {
 		if (errno == ENOENT)
-			return ut_err_set(err, -ENOENT, "%s: no such directory; create a store there with 'untorn init %s'",
+			return ut_err_set(err, -ENOENT,
+					  "%s: no such directory; create a store there with 'untorn init %s'",
 					  dir, dir);
-		return ut_err_set(err, -errno, "%s: %s; check the path and its permissions",
+		return ut_err_set(err, -errno,
+				  "%s: %s; check the path and its permissions",
 				  dir, strerror(errno));
 	}
 	if (!S_ISDIR(sb.st_mode))
-		return ut_err_set(err, -ENOTDIR, "%s: not a directory; give the store's directory",
+		return ut_err_set(err, -ENOTDIR,
+				  "%s: not a directory; give the store's directory",
 				  dir);
 	return 0;
 }
@@ -42,7 +45,8 @@ static int open_data_file(struct ut_store *st, struct ut_err *err)
 	int fd;
 
 	fd = ut_sys.open(st->data_path,
-			 (st->read_only ? O_RDONLY : O_RDWR) | O_NONBLOCK | O_NOFOLLOW, 0);
+			 (st->read_only ? O_RDONLY : O_RDWR) | O_NONBLOCK | O_NOFOLLOW,
+			 0);
 	if (fd == -ENOENT)
 		return ut_err_set(err, fd, "%s: holds no untorn store (no %s); create one with 'untorn init %s'",
 				  st->dir, UT_DATA_FILE, st->dir);
@@ -51,7 +55,8 @@ static int open_data_file(struct ut_store *st, struct ut_err *err)
 				  st->data_path, strerror(-fd));
 	if (ut_sys.fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
 		ut_sys.close(fd);
-		return ut_err_set(err, -EINVAL, "%s: not a regular file; the data file must be the one 'untorn init' made",
+		return ut_err_set(err, -EINVAL,
+				  "%s: not a regular file; the data file must be the one 'untorn init' made",
 				  st->data_path);
 	}
 	st->data_fd = fd;
@@ -76,12 +81,14 @@ static int describe_holders(struct ut_store *st, char *buf, size_t size)
 		live++;
 	}
 	if (!live) {
-		snprintf(buf, size, "no process this user can see (another user's, or one that ended with I/O in flight: 'fuser -v %s' as root names a live one)",
+		snprintf(buf, size,
+			 "no process this user can see (another user's, or one that ended with I/O in flight: 'fuser -v %s' as root names a live one)",
 			 st->data_path);
 		return 0;
 	}
-	snprintf(buf, size, "%s pid %d (%s)%s", h[first].exclusive ? "writer" : "reader",
-		 h[first].pid, h[first].cmd, live > 1 ? " and other processes" : "");
+	snprintf(buf, size, "%s pid %d (%s)%s",
+		 h[first].exclusive ? "writer" : "reader", h[first].pid,
+		 h[first].cmd, live > 1 ? " and other processes" : "");
 	return live;
 }
 
@@ -151,9 +158,12 @@ static int sb_error(struct ut_store *st, const unsigned char *sec, int ret,
 static const char *slot_reason(int e)
 {
 	switch (e) {
-	case 0:			return "ok";
-	case UT_SB_EMAGIC:	return "no slot magic";
-	case UT_SB_ECRC:	return "checksum mismatch";
+	case 0:
+		return "ok";
+	case UT_SB_EMAGIC:
+		return "no slot magic";
+	case UT_SB_ECRC:
+		return "checksum mismatch";
 	}
 	return "invalid field";
 }
@@ -252,23 +262,27 @@ static int open_check_size(struct ut_store *st, struct ut_err *err)
 
 	ret = ut_sys.fstat(st->data_fd, &sb);
 	if (ret)
-		return ut_err_set(err, ret, "%s: cannot stat: %s", st->data_path,
-				  strerror(-ret));
+		return ut_err_set(err, ret, "%s: cannot stat: %s",
+				  st->data_path, strerror(-ret));
 	other = 0;
 	if (sb.st_size % ps || !page1_sound(st, sb.st_size))
 		other = probe_page_size(st, sb.st_size);
 	if (other)
-		return ut_err_set(err, -EINVAL, "%s: pages are %u bytes but the superblock says %u: the data file and its superblock come from different stores; restore a matching pair from a backup",
+		return ut_err_set(err, -EINVAL,
+				  "%s: pages are %u bytes but the superblock says %u: the data file and its superblock come from different stores; restore a matching pair from a backup",
 				  st->data_path, other, ps);
 	if (sb.st_size % ps)
-		return ut_err_set(err, -EINVAL, "%s: size %llu is not a multiple of the %u-byte page size: the file was truncated or damaged; restore the store from a backup",
+		return ut_err_set(err, -EINVAL,
+				  "%s: size %llu is not a multiple of the %u-byte page size: the file was truncated or damaged; restore the store from a backup",
 				  st->data_path, (unsigned long long)sb.st_size, ps);
 	st->file_pages = sb.st_size / ps;
 	if (st->file_pages > UINT32_MAX)
-		return ut_err_set(err, -EFBIG, "%s: %llu pages exceed the format's 2^32 page limit: the file was extended by something else; restore the store from a backup",
+		return ut_err_set(err, -EFBIG,
+				  "%s: %llu pages exceed the format's 2^32 page limit: the file was extended by something else; restore the store from a backup",
 				  st->data_path, (unsigned long long)st->file_pages);
 	if (st->file_pages < st->ckpt.n_pages)
-		return ut_err_set(err, -EINVAL, "%s: truncated: holds %llu pages but the checkpoint says %u are in use; restore the store from a backup",
+		return ut_err_set(err, -EINVAL,
+				  "%s: truncated: holds %llu pages but the checkpoint says %u are in use; restore the store from a backup",
 				  st->data_path, (unsigned long long)st->file_pages,
 				  st->ckpt.n_pages);
 	return 0;
@@ -279,8 +293,7 @@ static int open_check_size(struct ut_store *st, struct ut_err *err)
  * been remounted (data=ordered) or the store copied elsewhere since init.
  * Then page I/O gets its own O_DIRECT descriptor where the guard wants it.
  */
-static int open_check_fs(struct ut_store *st, struct ut_fscaps *caps,
-			 struct ut_err *err)
+static int open_check_fs(struct ut_store *st, struct ut_fscaps *caps, struct ut_err *err)
 {
 	struct ut_verdict v;
 	const char *guard = ut_guard_name(st->sb.guard);
@@ -295,7 +308,8 @@ static int open_check_fs(struct ut_store *st, struct ut_fscaps *caps,
 	ut_fscaps_verdict(caps, guard, st->geom.page_size, st->geom.block_size, &v);
 	if (v.safe)
 		return 0;
-	return ut_err_set(err, -EINVAL, "%s: the store uses guard '%s', which is no longer safe here: %s; %s",
+	return ut_err_set(err, -EINVAL,
+			  "%s: the store uses guard '%s', which is no longer safe here: %s; %s",
 			  st->dir, guard, v.reason, v.fix);
 }
 
@@ -324,7 +338,7 @@ static int open_page_fd(struct ut_store *st, const struct ut_fscaps *caps,
 		return 0;
 	}
 	if (direct != UT_DIRECT_MUST)
-		return 0;	/* buffered I/O is correct, just slower */
+		return 0; /* buffered I/O is correct, just slower */
 	return ut_err_set(err, fd, "%s: cannot open with O_DIRECT, which RWF_ATOMIC needs: %s; use --guard doublewrite on this filesystem",
 			  st->data_path, strerror(-fd));
 }
@@ -356,8 +370,7 @@ int ut_store_open_wait(const char *dir, unsigned flags, unsigned wait_ms,
 	st->data_fd = -1;
 	st->read_only = !!(flags & UT_OPEN_RDONLY);
 	snprintf(st->dir, sizeof(st->dir), "%s", dir);
-	snprintf(st->data_path, sizeof(st->data_path), "%s/%s", dir,
-		 UT_DATA_FILE);
+	snprintf(st->data_path, sizeof(st->data_path), "%s/%s", dir, UT_DATA_FILE);
 	ret = open_data_file(st, err);
 	if (ret)
 		goto out_free;

@@ -14,15 +14,15 @@
 #include "base/bytes.h"
 #include "mtr/mtr.h"
 
-#define BT_N		0
-#define BT_HEAP		2
-#define BT_NEXT		4
-#define BT_PREV		8
-#define BT_GARBAGE	12
-#define BT_SLOTS	16
-#define LEAF_HDR	10u
-#define NODE_REC	12u
-#define MAX_HEIGHT	12
+#define BT_N 0
+#define BT_HEAP 2
+#define BT_NEXT 4
+#define BT_PREV 8
+#define BT_GARBAGE 12
+#define BT_SLOTS 16
+#define LEAF_HDR 10u
+#define NODE_REC 12u
+#define MAX_HEIGHT 12
 
 static struct ut_tree *tree_of(const struct ut_mtr *m)
 {
@@ -106,8 +106,7 @@ static uint32_t child_at(const struct ut_frame *f, unsigned i)
 /* Writes records recs[0..n) as the whole content of f (keeping its leaf
  * links), logging only the header, slots and heap. */
 static void node_rebuild(struct ut_mtr *m, struct ut_frame *f,
-			 const struct bt_rec *recs, unsigned n,
-			 unsigned char *tmp)
+			 const struct bt_rec *recs, unsigned n, unsigned char *tmp)
 {
 	uint32_t area = area_of(m), top = area, i;
 
@@ -154,8 +153,7 @@ static unsigned collect(const struct ut_frame *f, const struct bt_rec *rec,
 
 /* ---- inserting into a node with room -------------------------------- */
 
-static int node_insert_fits(uint32_t area, struct ut_frame *f,
-			    uint32_t size)
+static int node_insert_fits(uint32_t area, struct ut_frame *f, uint32_t size)
 {
 	return free_space(area, f) + get_le16(f->area + BT_GARBAGE) >= size + 2;
 }
@@ -195,8 +193,7 @@ static int node_insert(struct ut_mtr *m, struct ut_frame *f, unsigned pos,
 	}
 	top = heap_top(area_of(m), f) - rec->size;
 	ut_mtr_write(m, f, top, rec->p, rec->size);
-	ut_mtr_move(m, f, BT_SLOTS + 2 * (pos + 1), BT_SLOTS + 2 * pos,
-		    2 * (n - pos));
+	ut_mtr_move(m, f, BT_SLOTS + 2 * (pos + 1), BT_SLOTS + 2 * pos, 2 * (n - pos));
 	ut_mtr_write16(m, f, BT_SLOTS + 2 * pos, top);
 	ut_mtr_write16(m, f, BT_N, n + 1);
 	ut_mtr_write16(m, f, BT_HEAP, top);
@@ -211,8 +208,7 @@ static void node_remove(struct ut_mtr *m, struct ut_frame *f, unsigned pos)
 	ut_mtr_move(m, f, BT_SLOTS + 2 * pos, BT_SLOTS + 2 * (pos + 1),
 		    2 * (n - pos - 1));
 	ut_mtr_write16(m, f, BT_N, n - 1);
-	ut_mtr_write16(m, f, BT_GARBAGE,
-		       get_le16(f->area + BT_GARBAGE) + size);
+	ut_mtr_write16(m, f, BT_GARBAGE, get_le16(f->area + BT_GARBAGE) + size);
 }
 
 /* ---- descent ------------------------------------------------------- */
@@ -262,21 +258,19 @@ static int descend(struct ut_mtr *m, uint64_t key, enum ut_latch_mode leaf_mode,
 		}
 		f = child;
 	}
-	for (*depth = 0; n > 0; )
+	for (*depth = 0; n > 0;)
 		path[(*depth)++] = stack[--n];
 	return 0;
 }
 
 /* ---- split ---------------------------------------------------------- */
 
-static int split_insert(struct ut_mtr *m, struct ut_frame **path,
-			unsigned depth, unsigned level_idx, unsigned pos,
-			const struct bt_rec *rec);
+static int split_insert(struct ut_mtr *m, struct ut_frame **path, unsigned depth,
+			unsigned level_idx, unsigned pos, const struct bt_rec *rec);
 
 /* Inserts rec at pos in path[i], splitting as needed. */
-static int insert_at(struct ut_mtr *m, struct ut_frame **path,
-		     unsigned depth, unsigned i, unsigned pos,
-		     const struct bt_rec *rec)
+static int insert_at(struct ut_mtr *m, struct ut_frame **path, unsigned depth,
+		     unsigned i, unsigned pos, const struct bt_rec *rec)
 {
 	if (node_insert_fits(area_of(m), path[i], rec->size))
 		return node_insert(m, path[i], pos, rec);
@@ -284,9 +278,8 @@ static int insert_at(struct ut_mtr *m, struct ut_frame **path,
 }
 
 /* Moves the root's content to a new page, making the root its parent. */
-static int root_raise(struct ut_mtr *m, struct ut_frame **path,
-		      unsigned *depth, unsigned char *buf, unsigned char *tmp,
-		      struct bt_rec *recs)
+static int root_raise(struct ut_mtr *m, struct ut_frame **path, unsigned *depth,
+		      unsigned char *buf, unsigned char *tmp, struct bt_rec *recs)
 {
 	struct ut_frame *root = path[*depth - 1], *child;
 	unsigned char rec[NODE_REC];
@@ -317,8 +310,7 @@ static int root_raise(struct ut_mtr *m, struct ut_frame **path,
 	return 0;
 }
 
-static int relink_leaves(struct ut_mtr *m, struct ut_frame *left,
-			 struct ut_frame *right)
+static int relink_leaves(struct ut_mtr *m, struct ut_frame *left, struct ut_frame *right)
 {
 	uint32_t next = get_le32(left->area + BT_NEXT);
 	struct ut_frame *nf;
@@ -337,14 +329,13 @@ static int relink_leaves(struct ut_mtr *m, struct ut_frame *left,
 }
 
 /* Where to cut n records: by bytes, or at the end for appends. */
-static unsigned split_point(const struct bt_rec *recs, unsigned n,
-			    unsigned pos)
+static unsigned split_point(const struct bt_rec *recs, unsigned n, unsigned pos)
 {
 	uint32_t total = 0, half, acc = 0;
 	unsigned i;
 
 	if (pos == n - 1)
-		return n - 1;	/* ascending inserts: keep the left page full */
+		return n - 1; /* ascending inserts: keep the left page full */
 	for (i = 0; i < n; i++)
 		total += recs[i].size + 2;
 	half = total / 2;
@@ -356,9 +347,8 @@ static unsigned split_point(const struct bt_rec *recs, unsigned n,
 	return n - 1;
 }
 
-static int split_insert(struct ut_mtr *m, struct ut_frame **path,
-			unsigned depth, unsigned i, unsigned pos,
-			const struct bt_rec *rec)
+static int split_insert(struct ut_mtr *m, struct ut_frame **path, unsigned depth,
+			unsigned i, unsigned pos, const struct bt_rec *rec)
 {
 	uint32_t area = area_of(m), page_no;
 	unsigned char *buf, *tmp, sep[NODE_REC];
@@ -372,22 +362,21 @@ static int split_insert(struct ut_mtr *m, struct ut_frame **path,
 	recs = malloc((area / 2 + 2) * sizeof(*recs));
 	if (!buf || !tmp || !recs)
 		goto out_free;
-	if (i == depth - 1) {	/* splitting the root */
+	if (i == depth - 1) { /* splitting the root */
 		ret = root_raise(m, path, &depth, buf, tmp, recs);
 		if (ret)
 			goto out_free;
 	}
 	left = path[i];
 	n = collect(left, rec, pos, recs, buf);
-	if (n < 2) {	/* a full node holds records: this one is damaged */
+	if (n < 2) { /* a full node holds records: this one is damaged */
 		ret = -EUCLEAN;
 		goto out_free;
 	}
-	cut = split_point(recs, n, pos);	/* 1..n-1 */
+	cut = split_point(recs, n, pos); /* 1..n-1 */
 	ret = ut_space_alloc(m->ctx->space, &page_no);
 	if (!ret)
-		ret = ut_mtr_create(m, page_no, UT_PAGE_BTREE, left->meta.level,
-				    &right);
+		ret = ut_mtr_create(m, page_no, UT_PAGE_BTREE, left->meta.level, &right);
 	if (ret)
 		goto out_free;
 	node_rebuild(m, left, recs, cut, tmp);
@@ -398,7 +387,7 @@ static int split_insert(struct ut_mtr *m, struct ut_frame **path,
 			goto out_free;
 	}
 	/* collect() filled recs[0..n) and cut < n: clang-tidy 14 cannot see it */
-	memcpy(sep, recs[cut].p, 8);	/* NOLINT(clang-analyzer-core.CallAndMessage) */
+	memcpy(sep, recs[cut].p, 8); /* NOLINT(clang-analyzer-core.CallAndMessage) */
 	put_le32(sep + 8, page_no);
 	ppos = child_slot(path[i + 1], get_le64(sep)) + 1;
 	ret = insert_at(m, path, depth, i + 1, ppos, &sep_rec);
@@ -471,8 +460,8 @@ static int put_pessimistic(struct ut_mtr *m, uint64_t key,
 	return split_insert(m, path, depth, 0, pos, rec);
 }
 
-void ut_tree_init(struct ut_tree *t, struct ut_bpool *pool,
-		  struct ut_redo *log, struct ut_space *space, uint32_t root)
+void ut_tree_init(struct ut_tree *t, struct ut_bpool *pool, struct ut_redo *log,
+		  struct ut_space *space, uint32_t root)
 {
 	t->ctx.pool = pool;
 	t->ctx.log = log;
@@ -481,8 +470,8 @@ void ut_tree_init(struct ut_tree *t, struct ut_bpool *pool,
 	ut_rwlock_init(&t->latch, UT_LATCH_TREE);
 }
 
-int ut_btree_put(struct ut_tree *t, uint64_t key, const void *val,
-		 uint32_t len, uint64_t *lsn)
+int ut_btree_put(struct ut_tree *t, uint64_t key, const void *val, uint32_t len,
+		 uint64_t *lsn)
 {
 	unsigned char *buf = malloc(LEAF_HDR + len);
 	struct ut_frame *path[MAX_HEIGHT + 1];
@@ -550,8 +539,7 @@ int ut_btree_delete(struct ut_tree *t, uint64_t key, uint64_t *lsn)
 	return ret;
 }
 
-int ut_btree_get(struct ut_tree *t, uint64_t key, void *buf,
-		 uint32_t cap, uint32_t *len)
+int ut_btree_get(struct ut_tree *t, uint64_t key, void *buf, uint32_t cap, uint32_t *len)
 {
 	struct ut_frame *path[MAX_HEIGHT + 1];
 	struct ut_mtr m = { 0 };
@@ -580,8 +568,7 @@ int ut_btree_get(struct ut_tree *t, uint64_t key, void *buf,
 
 int ut_btree_scan_hooked(struct ut_tree *t, uint64_t from, ut_row_fn fn,
 			 void *user, unsigned get_flags,
-			 int (*hook)(uint32_t next, void *hook_user),
-			 void *hook_user)
+			 int (*hook)(uint32_t next, void *hook_user), void *hook_user)
 {
 	struct ut_frame *path[MAX_HEIGHT + 1], *leaf, *next;
 	struct ut_mtr m = { 0 };
@@ -621,8 +608,7 @@ int ut_btree_scan_hooked(struct ut_tree *t, uint64_t from, ut_row_fn fn,
 	return ret;
 }
 
-int ut_btree_scan(struct ut_tree *t, uint64_t from, ut_row_fn fn,
-		  void *user)
+int ut_btree_scan(struct ut_tree *t, uint64_t from, ut_row_fn fn, void *user)
 {
 	return ut_btree_scan_hooked(t, from, fn, user, 0, NULL, NULL);
 }
@@ -648,8 +634,8 @@ static int leaf_list_add(struct leaf_list *l, uint32_t page)
 }
 
 /* Appends the leaves under internal page page_no, in key order. */
-static int collect_leaves(struct ut_tree *t, uint32_t page_no,
-			  unsigned depth, struct leaf_list *l)
+static int collect_leaves(struct ut_tree *t, uint32_t page_no, unsigned depth,
+			  struct leaf_list *l)
 {
 	struct ut_frame *f;
 	uint32_t *children;
@@ -677,7 +663,7 @@ static int collect_leaves(struct ut_tree *t, uint32_t page_no,
 	ut_bpool_release(t->ctx.pool, f, UT_S);
 	for (i = 0; i < n && !ret; i++)
 		ret = level == 1 ? leaf_list_add(l, children[i]) :
-		      collect_leaves(t, children[i], depth + 1, l);
+				   collect_leaves(t, children[i], depth + 1, l);
 	free(children);
 	return ret;
 }

@@ -23,33 +23,30 @@
 
 /* Called per row of a scan, in key order; nonzero stops it (the same
  * type as engine.h's ut_scan_fn). */
-typedef int (*ut_row_fn)(uint64_t key, const void *val, uint32_t len,
-			 void *user);
+typedef int (*ut_row_fn)(uint64_t key, const void *val, uint32_t len, void *user);
 
 struct ut_tree {
-	struct ut_mtr_ctx ctx;		/* pool, log, space: its mtrs' */
-	uint32_t root;			/* never moves (see above) */
-	struct ut_rwlock latch;		/* S: one-leaf changes and reads;
+	struct ut_mtr_ctx ctx; /* pool, log, space: its mtrs' */
+	uint32_t root; /* never moves (see above) */
+	struct ut_rwlock latch; /* S: one-leaf changes and reads;
 					 * X: a split */
 };
 
-void ut_tree_init(struct ut_tree *t, struct ut_bpool *pool,
-		  struct ut_redo *log, struct ut_space *space, uint32_t root);
+void ut_tree_init(struct ut_tree *t, struct ut_bpool *pool, struct ut_redo *log,
+		  struct ut_space *space, uint32_t root);
 
-int ut_btree_put(struct ut_tree *t, uint64_t key, const void *val,
-		 uint32_t len, uint64_t *lsn);
+int ut_btree_put(struct ut_tree *t, uint64_t key, const void *val, uint32_t len,
+		 uint64_t *lsn);
 int ut_btree_delete(struct ut_tree *t, uint64_t key, uint64_t *lsn);
-int ut_btree_get(struct ut_tree *t, uint64_t key, void *buf,
-		 uint32_t cap, uint32_t *len);
-int ut_btree_scan(struct ut_tree *t, uint64_t from, ut_row_fn fn,
-		  void *user);
+int ut_btree_get(struct ut_tree *t, uint64_t key, void *buf, uint32_t cap,
+		 uint32_t *len);
+int ut_btree_scan(struct ut_tree *t, uint64_t from, ut_row_fn fn, void *user);
 /* The scan with read-ahead hooks: before the scan moves to leaf next,
  * hook(next, hook_user) runs (it may start or finish read-ahead); leaves
  * are fetched with get_flags (UT_GET_SCAN). */
 int ut_btree_scan_hooked(struct ut_tree *t, uint64_t from, ut_row_fn fn,
 			 void *user, unsigned get_flags,
-			 int (*hook)(uint32_t next, void *hook_user),
-			 void *hook_user);
+			 int (*hook)(uint32_t next, void *hook_user), void *hook_user);
 /* The leaf page numbers in key order, read from the level-1 pages. */
 int ut_btree_leaf_list(struct ut_tree *t, uint32_t **leaves, size_t *n);
 

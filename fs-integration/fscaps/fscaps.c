@@ -54,10 +54,11 @@ static const char *next_field(const char *p, char *out, size_t len)
 	if (!*p || *p == '\n')
 		return NULL;
 	while (*p && *p != ' ' && *p != '\n') {
-		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' &&
-		    p[2] >= '0' && p[2] <= '7' && p[3] >= '0' && p[3] <= '7') {
+		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' &&
+		    p[2] <= '7' && p[3] >= '0' && p[3] <= '7') {
 			if (n + 1 < len)
-				out[n++] = (p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0');
+				out[n++] = (p[1] - '0') * 64 +
+					   (p[2] - '0') * 8 + (p[3] - '0');
 			p += 4;
 			continue;
 		}
@@ -76,7 +77,7 @@ int ut_mountinfo_parse(const char *line, struct ut_mount *m)
 	int i;
 
 	memset(m, 0, sizeof(*m));
-	for (i = 0; i < 2; i++)		/* mount id, parent id */
+	for (i = 0; i < 2; i++) /* mount id, parent id */
 		if (!(p = next_field(p, field, sizeof(field))))
 			return -EINVAL;
 	if (!(p = next_field(p, field, sizeof(field))) ||
@@ -86,7 +87,7 @@ int ut_mountinfo_parse(const char *line, struct ut_mount *m)
 	    !(p = next_field(p, m->mount_point, sizeof(m->mount_point))) ||
 	    !(p = next_field(p, m->mount_opts, sizeof(m->mount_opts))))
 		return -EINVAL;
-	do {				/* optional fields up to "-" */
+	do { /* optional fields up to "-" */
 		if (!(p = next_field(p, field, sizeof(field))))
 			return -EINVAL;
 	} while (strcmp(field, "-"));
@@ -140,8 +141,7 @@ uint32_t ut_jbd2_info_parse(const char *text)
 	const char *p = strstr(text, "each up to ");
 	unsigned long blocks;
 
-	if (!p || sscanf(p, "each up to %lu blocks", &blocks) != 1 ||
-	    blocks > UINT32_MAX)
+	if (!p || sscanf(p, "each up to %lu blocks", &blocks) != 1 || blocks > UINT32_MAX)
 		return 0;
 	return blocks;
 }
@@ -166,8 +166,8 @@ static int find_mount(const char *real, dev_t dev, struct ut_mount *best)
 		if (strncmp(real, m.mount_point, n) ||
 		    (real[n] != '/' && real[n] != 0 && strcmp(m.mount_point, "/")))
 			continue;
-		if (n < best_len || (makedev(m.major, m.minor) != dev && found &&
-				     n == best_len))
+		if (n < best_len ||
+		    (makedev(m.major, m.minor) != dev && found && n == best_len))
 			continue;
 		*best = m;
 		best_len = n;
@@ -264,7 +264,7 @@ static int path_nocow(const char *path)
 	return !ret && (flags & FS_NOCOW_FL);
 }
 
-#define NOCOW_SCAN_MAX	10000	/* files looked at under a directory */
+#define NOCOW_SCAN_MAX 10000 /* files looked at under a directory */
 
 /* Counts the NOCOW regular files under dir, two levels deep (a MySQL
  * datadir: ibdata1, redo logs, one directory per database). */
@@ -305,8 +305,7 @@ static void probe_nocow(struct ut_fscaps *c, const char *path)
 
 	if (strcmp(c->mnt.fstype, "btrfs"))
 		return;
-	c->nocow = opt_has(c->mnt.super_opts, "nodatacow", NULL) ||
-		   path_nocow(path);
+	c->nocow = opt_has(c->mnt.super_opts, "nodatacow", NULL) || path_nocow(path);
 	if (!stat(path, &sb) && S_ISDIR(sb.st_mode))
 		scan_nocow(c, path, 0);
 	if (c->nocow_files)
@@ -353,8 +352,9 @@ static void probe_statx(struct ut_fscaps *c, const char *path)
 static void classify(struct ut_fscaps *c)
 {
 	static const char *const volatile_fs[] = {
-		"tmpfs", "ramfs", "overlay", "9p", "squashfs", "devtmpfs",
-		"proc", "sysfs", "nfs", "nfs4", "cifs", "smb3", "virtiofs",
+		"tmpfs",    "ramfs", "overlay",	 "9p",	"squashfs",
+		"devtmpfs", "proc",  "sysfs",	 "nfs", "nfs4",
+		"cifs",	    "smb3",  "virtiofs",
 	};
 	const char *t = c->mnt.fstype;
 	unsigned i;
@@ -363,7 +363,8 @@ static void classify(struct ut_fscaps *c)
 	for (i = 0; i < sizeof(volatile_fs) / sizeof(volatile_fs[0]); i++)
 		if (!strcmp(t, volatile_fs[i]))
 			c->durable = 0;
-	c->cow = (!strcmp(t, "btrfs") && !opt_has(c->mnt.super_opts, "nodatacow", NULL)) ||
+	c->cow = (!strcmp(t, "btrfs") &&
+		  !opt_has(c->mnt.super_opts, "nodatacow", NULL)) ||
 		 !strcmp(t, "zfs");
 	c->barrier = 1;
 	c->commit_s = -1;

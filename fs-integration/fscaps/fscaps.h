@@ -22,7 +22,7 @@
 #endif
 
 enum ut_data_mode {
-	UT_DATA_NA = 0,		/* not ext3/ext4 */
+	UT_DATA_NA = 0, /* not ext3/ext4 */
 	UT_DATA_ORDERED,
 	UT_DATA_JOURNAL,
 	UT_DATA_WRITEBACK,
@@ -43,22 +43,22 @@ struct ut_fscaps {
 	struct ut_mount mnt;
 	int found_mount;
 	enum ut_data_mode data_mode;
-	int commit_s;		/* jbd2 commit interval; -1 unknown */
-	int barrier;		/* 1 on (default), 0 nobarrier */
-	int durable;		/* 0: tmpfs, overlay, fuse, 9p, ... */
-	int cow;		/* btrfs (with datacow), zfs */
-	int no_journal;		/* ext3/4 made without a journal */
-	int nocow;		/* btrfs: the path (or a file in it) is
+	int commit_s; /* jbd2 commit interval; -1 unknown */
+	int barrier; /* 1 on (default), 0 nobarrier */
+	int durable; /* 0: tmpfs, overlay, fuse, 9p, ... */
+	int cow; /* btrfs (with datacow), zfs */
+	int no_journal; /* ext3/4 made without a journal */
+	int nocow; /* btrfs: the path (or a file in it) is
 				 * NOCOW (chattr +C, nodatacow) */
-	unsigned nocow_files, files_seen;	/* under a directory path */
+	unsigned nocow_files, files_seen; /* under a directory path */
 	uint32_t fs_block;
-	uint32_t dio_mem_align, dio_offset_align;	/* 0: no O_DIRECT */
+	uint32_t dio_mem_align, dio_offset_align; /* 0: no O_DIRECT */
 	uint32_t atomic_min, atomic_max, atomic_segments;
-	int rotational;		/* -1 unknown */
+	int rotational; /* -1 unknown */
 	uint64_t dev_atomic_max, dev_atomic_unit_min, dev_atomic_unit_max;
 	char dev_name[64];
-	uint32_t jbd2_max_txn_blocks;	/* 0 unknown */
-	int jw_module;		/* /dev/untorn_jw exists */
+	uint32_t jbd2_max_txn_blocks; /* 0 unknown */
+	int jw_module; /* /dev/untorn_jw exists */
 };
 
 /* Engines, for the verdict: one LSN per page (InnoDB, untorn
@@ -83,12 +83,11 @@ int ut_fscaps_probe(const char *path, struct ut_fscaps *caps);
  * one-LSN-per-page engine block_size == page_size)?
  */
 void ut_fscaps_verdict(const struct ut_fscaps *caps, const char *guard,
-		       uint32_t page_size, uint32_t block_size,
-		       struct ut_verdict *v);
+		       uint32_t page_size, uint32_t block_size, struct ut_verdict *v);
 
 /* InnoDB's question: is turning its doublewrite buffer off safe? */
-void ut_fscaps_innodb_verdict(const struct ut_fscaps *caps,
-			      uint32_t page_size, struct ut_verdict *v);
+void ut_fscaps_innodb_verdict(const struct ut_fscaps *caps, uint32_t page_size,
+			      struct ut_verdict *v);
 
 /* ---- parsers (pure, for tests and fuzzing) ---- */
 

@@ -11,8 +11,7 @@
 static void say(struct ut_verdict *v, int safe, const char *fix,
 		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-static void say(struct ut_verdict *v, int safe, const char *fix,
-		const char *fmt, ...)
+static void say(struct ut_verdict *v, int safe, const char *fix, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -58,7 +57,8 @@ static void nocow_verdict(const struct ut_fscaps *c, const char *keep,
 	char why[160];
 
 	if (c->nocow_files)
-		snprintf(why, sizeof(why), "%u of %u files under the path are NOCOW (chattr +C)",
+		snprintf(why, sizeof(why),
+			 "%u of %u files under the path are NOCOW (chattr +C)",
 			 c->nocow_files, c->files_seen);
 	else
 		snprintf(why, sizeof(why), "the path is NOCOW (chattr +C or nodatacow)");
@@ -90,10 +90,12 @@ static void journal_verdict(const struct ut_fscaps *c, uint32_t page_size,
 	}
 	if (block_size <= c->fs_block) {
 		if (block_size == page_size)
-			say(v, 1, NULL, "data=journal journals each %u-byte block whole and a %u-byte page fits in one block",
+			say(v, 1, NULL,
+			    "data=journal journals each %u-byte block whole and a %u-byte page fits in one block",
 			    c->fs_block, page_size);
 		else
-			say(v, 1, NULL, "data=journal journals each %u-byte block whole; a page torn between blocks is rebuilt block by block from redo (block-granular page format)",
+			say(v, 1, NULL,
+			    "data=journal journals each %u-byte block whole; a page torn between blocks is rebuilt block by block from redo (block-granular page format)",
 			    c->fs_block);
 		return;
 	}
@@ -104,7 +106,8 @@ static void journal_verdict(const struct ut_fscaps *c, uint32_t page_size,
 		return;
 	}
 	if (c->jw_module && uses_jw) {
-		say(v, 1, NULL, "the untorn_jw module is loaded and the engine writes each %u-byte page through it: the whole page joins one jbd2 transaction",
+		say(v, 1, NULL,
+		    "the untorn_jw module is loaded and the engine writes each %u-byte page through it: the whole page joins one jbd2 transaction",
 		    page_size);
 		return;
 	}
@@ -138,28 +141,31 @@ static void atomic_verdict(const struct ut_fscaps *c, uint32_t page_size,
 		    c->atomic_min, c->atomic_max, page_size);
 		return;
 	}
-	say(v, 1, NULL, "statx allows atomic writes of %u..%u bytes: each %u-byte page goes to disk whole with O_DIRECT and RWF_ATOMIC",
+	say(v, 1, NULL,
+	    "statx allows atomic writes of %u..%u bytes: each %u-byte page goes to disk whole with O_DIRECT and RWF_ATOMIC",
 	    c->atomic_min, c->atomic_max, page_size);
 }
 
 void ut_fscaps_verdict(const struct ut_fscaps *c, const char *guard,
-		       uint32_t page_size, uint32_t block_size,
-		       struct ut_verdict *v)
+		       uint32_t page_size, uint32_t block_size, struct ut_verdict *v)
 {
 	memset(v, 0, sizeof(*v));
 	if (fs_unusable(c, v))
 		return;
 	if (!strcmp(guard, "doublewrite"))
-		say(v, 1, NULL, "every page is first written to the doublewrite file and synced, so a torn in-place page is restored from its copy");
+		say(v, 1, NULL,
+		    "every page is first written to the doublewrite file and synced, so a torn in-place page is restored from its copy");
 	else if (!strcmp(guard, "journal"))
 		journal_verdict(c, page_size, block_size, 1, v);
 	else if (!strcmp(guard, "atomic"))
 		atomic_verdict(c, page_size, v);
 	else if (c->cow)
-		say(v, 1, NULL, "%s is copy-on-write: a page is never overwritten in place",
+		say(v, 1, NULL,
+		    "%s is copy-on-write: a page is never overwritten in place",
 		    c->mnt.fstype);
 	else if (c->nocow)
-		nocow_verdict(c, "use --guard doublewrite, or a directory without chattr +C (copy the files into it: +C cannot be removed from a file with data)", v);
+		nocow_verdict(c, "use --guard doublewrite, or a directory without chattr +C (copy the files into it: +C cannot be removed from a file with data)",
+			      v);
 	else if (no_journal(c, v))
 		;
 	else
@@ -174,12 +180,14 @@ void ut_fscaps_innodb_verdict(const struct ut_fscaps *c, uint32_t page_size,
 	if (fs_unusable(c, v))
 		return;
 	if (c->cow) {
-		say(v, 1, NULL, "%s is copy-on-write: a page is never overwritten in place",
+		say(v, 1, NULL,
+		    "%s is copy-on-write: a page is never overwritten in place",
 		    c->mnt.fstype);
 		return;
 	}
 	if (c->nocow) {
-		nocow_verdict(c, "keep innodb_doublewrite=ON, or move the datadir to a directory without chattr +C (copy the files: +C cannot be removed from a file with data)", v);
+		nocow_verdict(c, "keep innodb_doublewrite=ON, or move the datadir to a directory without chattr +C (copy the files: +C cannot be removed from a file with data)",
+			      v);
 		return;
 	}
 	if (no_journal(c, v))

@@ -10,8 +10,8 @@
 #include <linux/uio.h>
 
 struct jw_result {
-	unsigned int credits;	/* jbd2 credits reserved */
-	unsigned int tid;	/* the transaction the write joined */
+	unsigned int credits; /* jbd2 credits reserved */
+	unsigned int tid; /* the transaction the write joined */
 };
 
 unsigned int jw_credits_per_page(unsigned int blocks_per_page);

@@ -67,7 +67,7 @@ out_free_iov:
 static long jw_ioc_write(void __user *argp)
 {
 	struct untorn_jw_write req;
-	struct jw_result res = { };
+	struct jw_result res = {};
 	struct iov_iter from;
 	struct file *file;
 	struct kvec kv;

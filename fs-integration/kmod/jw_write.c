@@ -35,9 +35,9 @@
 #include "jw.h"
 
 /* ext4's handle type for page writes (EXT4_HT_WRITE_PAGE), shown by tracepoints */
-#define JW_HANDLE_TYPE		2
+#define JW_HANDLE_TYPE 2
 /* jbd2_handle_stats' line_no for the module's handles, to tell them apart */
-#define JW_HANDLE_LINE		0x7a77
+#define JW_HANDLE_LINE 0x7a77
 
 /*
  * Credits a page may use: what ext4's write_begin reserves for one page
@@ -83,7 +83,7 @@ int jw_check_file(struct file *file)
 static int jw_check_locked(struct file *file, loff_t pos, size_t len)
 {
 	struct inode *inode = file_inode(file);
-	struct fileattr fa = { };
+	struct fileattr fa = {};
 	int ret;
 
 	if (!jw_is_journalled_data(file->f_mapping))
@@ -149,8 +149,7 @@ static int jw_write_page(struct file *file, loff_t pos, size_t bytes,
 }
 
 /* a page written with 0 bytes copied: ext4 opens and closes its handle */
-static int jw_touch_page(struct file *file, loff_t pos, size_t bytes,
-			 journal_t **journal)
+static int jw_touch_page(struct file *file, loff_t pos, size_t bytes, journal_t **journal)
 {
 	struct address_space *mapping = file->f_mapping;
 	handle_t *handle;
@@ -162,7 +161,9 @@ static int jw_touch_page(struct file *file, loff_t pos, size_t bytes,
 	if (ret)
 		return ret;
 	handle = journal_current_handle();
-	*journal = handle && handle->h_transaction ? handle->h_transaction->t_journal : NULL;
+	*journal = handle && handle->h_transaction ?
+			   handle->h_transaction->t_journal :
+			   NULL;
 	ret = mapping->a_ops->write_end(file, mapping, pos, bytes, 0, pc, fsdata);
 	return ret < 0 ? ret : 0;
 }
@@ -173,8 +174,7 @@ static size_t jw_first_page_bytes(loff_t pos, size_t len)
 }
 
 /* the journal of the file's filesystem, from the handle ext4 opens for a page */
-static int jw_journal_of(struct file *file, loff_t pos, size_t len,
-			 journal_t **journal)
+static int jw_journal_of(struct file *file, loff_t pos, size_t len, journal_t **journal)
 {
 	int ret;
 
@@ -193,8 +193,7 @@ static unsigned int jw_pages(loff_t pos, size_t len)
 }
 
 /* the credits for the whole write, or -E2BIG past half a transaction */
-static int jw_credits(struct inode *inode, journal_t *journal, loff_t pos,
-		      size_t len)
+static int jw_credits(struct inode *inode, journal_t *journal, loff_t pos, size_t len)
 {
 	unsigned int bpp = PAGE_SIZE >> inode->i_blkbits;
 	unsigned int credits = jw_pages(pos, len) * jw_credits_per_page(bpp);

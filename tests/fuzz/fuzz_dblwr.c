@@ -29,10 +29,10 @@
 #include <untorn/page.h>
 #include "guard/dblwr.h"
 
-#define PS		4096u
-#define BATCH		4u
-#define N_PAGES		8u
-#define SEG_BYTES	(UT_DBLWR_HDR + BATCH * PS)
+#define PS 4096u
+#define BATCH 4u
+#define N_PAGES 8u
+#define SEG_BYTES (UT_DBLWR_HDR + BATCH * PS)
 
 static struct ut_dblwr dblwr;
 static struct ut_geom geom;
@@ -124,7 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (pwrite(dblwr.fd, seg, SEG_BYTES, UT_DBLWR_HDR + s * SEG_BYTES) != SEG_BYTES)
 		abort();
-	memset(seg, 0, sizeof(seg));	/* the other segment: empty */
+	memset(seg, 0, sizeof(seg)); /* the other segment: empty */
 	if (pwrite(dblwr.fd, seg, SEG_BYTES, UT_DBLWR_HDR + !s * SEG_BYTES) != SEG_BYTES)
 		abort();
 	if (pwrite(data_fd, pristine, sizeof(pristine), 0) != sizeof(pristine))
@@ -139,10 +139,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (pread(data_fd, after, sizeof(after), 0) != sizeof(after) ||
 	    memcmp(after, page0, PS))
-		abort();	/* page 0 is never restored */
+		abort(); /* page 0 is never restored */
 	for (i = 0; i < rep.pages_restored && i < 64; i++)
 		if (rep.restored[i] == 0 || rep.restored[i] >= N_PAGES ||
-		    ut_page_verify(&geom, after + rep.restored[i] * PS, rep.restored[i], NULL))
+		    ut_page_verify(&geom, after + rep.restored[i] * PS,
+				   rep.restored[i], NULL))
 			abort();
 	return 0;
 }

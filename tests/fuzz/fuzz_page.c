@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		ut_page_pack(&g, &meta, area, again);
 		if (memcmp(disk, again, g.page_size))
-			abort();	/* a sound page must round-trip */
+			abort(); /* a sound page must round-trip */
 	}
 	memcpy(inplace, disk, g.page_size);
 	ret = ut_page_unpack_inplace(&g, inplace, page_no, &meta, &report,
@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ret != 0 && ret != UT_PAGE_EMPTY && ret != UT_PAGE_TORN && ret != -EBADMSG)
 		abort();
 	if (ret == -EBADMSG && memcmp(inplace, disk, g.page_size))
-		abort();	/* documented: buf untouched */
+		abort(); /* documented: buf untouched */
 	free(disk);
 	free(area);
 	free(again);

@@ -49,7 +49,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (ut_redo_create(path, UT_LOG_SIZE_MIN, uuid, &err) ||
 	    ut_redo_open(&log, path, uuid, &err) || ut_ring_init(&ring, 8, 0))
 		abort();
-	unlink(path);	/* gone when the fuzzer exits; the fd stays */
+	unlink(path); /* gone when the fuzzer exits; the fd stays */
 	rmdir(dir);
 	return 0;
 }
@@ -62,7 +62,8 @@ static void log_write(uint64_t lsn, const unsigned char *p, size_t n)
 	if (first > n)
 		first = n;
 	if (pwrite(log.fd, p, first, UT_LOG_HDR_SIZE + off) != (ssize_t)first ||
-	    (n > first && pwrite(log.fd, p + first, n - first, UT_LOG_HDR_SIZE) != (ssize_t)(n - first)))
+	    (n > first && pwrite(log.fd, p + first, n - first, UT_LOG_HDR_SIZE) !=
+				  (ssize_t)(n - first)))
 		abort();
 }
 
@@ -91,8 +92,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	start = base + data[1] % UT_LOG_BLOCK;
 	data += 2;
 	size -= 2;
-	n_blocks = framed ? (size + UT_LOG_PAYLOAD - 1) / UT_LOG_PAYLOAD
-			  : (size + UT_LOG_BLOCK - 1) / UT_LOG_BLOCK;
+	n_blocks = framed ? (size + UT_LOG_PAYLOAD - 1) / UT_LOG_PAYLOAD :
+			    (size + UT_LOG_BLOCK - 1) / UT_LOG_BLOCK;
 	blocks = calloc(n_blocks ? n_blocks : 1, UT_LOG_BLOCK);
 	if (!blocks)
 		abort();
@@ -101,7 +102,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (!framed) {
 			len = size - i * UT_LOG_BLOCK;
-			memcpy(b, data + i * UT_LOG_BLOCK, len < UT_LOG_BLOCK ? len : UT_LOG_BLOCK);
+			memcpy(b, data + i * UT_LOG_BLOCK,
+			       len < UT_LOG_BLOCK ? len : UT_LOG_BLOCK);
 			continue;
 		}
 		len = size - i * UT_LOG_PAYLOAD;

@@ -9,18 +9,18 @@
 #include <stdint.h>
 #include <untorn/store.h>
 
-#define UT_CHECK_BATCH 64	/* pages read per io_uring_submit */
+#define UT_CHECK_BATCH 64 /* pages read per io_uring_submit */
 
 struct ut_check_bad {
 	uint32_t page_no;
-	uint32_t block;		/* block of the page; page 0: sector */
-	const char *kind;	/* checksum, torn, zeroed, misplaced, slot, ... */
+	uint32_t block; /* block of the page; page 0: sector */
+	const char *kind; /* checksum, torn, zeroed, misplaced, slot, ... */
 	char detail[160];
 };
 
 struct ut_check_stats {
-	uint64_t pages;		/* pages read, page 0 included */
-	uint64_t empty;		/* allocated, never written */
+	uint64_t pages; /* pages read, page 0 included */
+	uint64_t empty; /* allocated, never written */
 	uint64_t sound;
 	uint64_t bad_pages;
 	uint64_t bad_blocks;

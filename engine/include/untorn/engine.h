@@ -23,14 +23,14 @@ enum ut_commit_mode {
 };
 
 struct ut_engine_opts {
-	uint64_t pool_bytes;	/* default 128 MiB */
+	uint64_t pool_bytes; /* default 128 MiB */
 	enum ut_commit_mode commit;
-	unsigned cleaners;	/* page cleaner threads, default 2 */
-	unsigned batch;		/* pages per flush batch, default 64 */
+	unsigned cleaners; /* page cleaner threads, default 2 */
+	unsigned batch; /* pages per flush batch, default 64 */
 	int recovery_sync_reads; /* recovery reads one page per submit */
-	int accept_log_loss;	/* recover up to redo damage with sound log
+	int accept_log_loss; /* recover up to redo damage with sound log
 				 * after it (else: refuse, nothing applied) */
-	unsigned lock_wait_ms;	/* wait this long for a store another
+	unsigned lock_wait_ms; /* wait this long for a store another
 				 * process holds (0: fail at once, -EBUSY) */
 };
 
@@ -48,7 +48,7 @@ struct ut_engine_stats {
 
 struct ut_engine;
 
-#define UT_VALUE_MAX_FRACTION 8		/* value <= area / 8 */
+#define UT_VALUE_MAX_FRACTION 8 /* value <= area / 8 */
 
 void ut_engine_opts_default(struct ut_engine_opts *o);
 /* Opens a store, running crash recovery when the log holds redo after
@@ -62,47 +62,44 @@ int ut_engine_open(const char *dir, const struct ut_engine_opts *o,
 int ut_engine_close(struct ut_engine *eng, struct ut_err *err);
 
 uint32_t ut_engine_value_max(const struct ut_engine *eng);
-int ut_put(struct ut_engine *eng, uint64_t key, const void *val,
-	   uint32_t len, struct ut_err *err);
+int ut_put(struct ut_engine *eng, uint64_t key, const void *val, uint32_t len,
+	   struct ut_err *err);
 /* -ENOENT when absent; *len gets the value's length (may exceed cap). */
-int ut_get(struct ut_engine *eng, uint64_t key, void *buf, uint32_t cap,
-	   uint32_t *len);
+int ut_get(struct ut_engine *eng, uint64_t key, void *buf, uint32_t cap, uint32_t *len);
 int ut_delete(struct ut_engine *eng, uint64_t key, struct ut_err *err);
 
-typedef int (*ut_scan_fn)(uint64_t key, const void *val, uint32_t len,
-			  void *user);
+typedef int (*ut_scan_fn)(uint64_t key, const void *val, uint32_t len, void *user);
 /* Calls fn for every key >= from in key order until fn returns non-zero. */
 int ut_scan(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void *user);
 
 enum ut_readahead {
-	UT_RA_NONE,	/* follow leaf next pointers, one read each */
-	UT_RA_LINEAR,	/* a run of sequential pages reads the next extent */
-	UT_RA_LOGICAL,	/* next N leaves from the level-1 pages, merged */
+	UT_RA_NONE, /* follow leaf next pointers, one read each */
+	UT_RA_LINEAR, /* a run of sequential pages reads the next extent */
+	UT_RA_LOGICAL, /* next N leaves from the level-1 pages, merged */
 };
 
 struct ut_scan_opts {
 	enum ut_readahead readahead;
-	unsigned batch;		/* leaves per read-ahead batch (default 64) */
-	unsigned merge_pages;	/* largest merged read, in pages (default 16) */
-	unsigned gap_pages;	/* read through holes of up to this many
+	unsigned batch; /* leaves per read-ahead batch (default 64) */
+	unsigned merge_pages; /* largest merged read, in pages (default 16) */
+	unsigned gap_pages; /* read through holes of up to this many
 				 * pages to merge two reads (default 0) */
 };
 
 struct ut_scan_stats {
 	uint64_t rows;
-	uint64_t pages_read;	/* pages that came from the disk */
-	uint64_t ios;		/* read requests */
-	uint64_t bytes_read;	/* by the device: pages, and holes read
+	uint64_t pages_read; /* pages that came from the disk */
+	uint64_t ios; /* read requests */
+	uint64_t bytes_read; /* by the device: pages, and holes read
 				 * through (gap_pages) */
-	uint64_t submits;	/* io_uring_submit calls */
+	uint64_t submits; /* io_uring_submit calls */
 	double seconds;
 	uint32_t page_size;
 };
 
 /* A scan in key order from `from` with read-ahead; fn as for ut_scan. */
-int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
-		      void *user, const struct ut_scan_opts *o,
-		      struct ut_scan_stats *st);
+int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void *user,
+		      const struct ut_scan_opts *o, struct ut_scan_stats *st);
 /* Cold start: writes every dirty page, empties the buffer pool and asks
  * the kernel to drop the data file's page cache; *resident gets the
  * fraction of the file still cached afterwards (mincore). */

@@ -18,18 +18,18 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
-#define UT_JW_DEVICE	"/dev/untorn_jw"
-#define UT_JW_DSYNC	0x1	/* fdatasync the range before returning */
+#define UT_JW_DEVICE "/dev/untorn_jw"
+#define UT_JW_DSYNC 0x1 /* fdatasync the range before returning */
 
 struct ut_jw_info {
 	unsigned version;
-	unsigned max_bytes;		/* the largest write */
-	unsigned credits_per_page;	/* jbd2 credits reserved per 4 KiB */
+	unsigned max_bytes; /* the largest write */
+	unsigned credits_per_page; /* jbd2 credits reserved per 4 KiB */
 };
 
 struct ut_jw_status {
-	unsigned tid;			/* the jbd2 transaction of the write */
-	unsigned credits;		/* jbd2 credits it reserved */
+	unsigned tid; /* the jbd2 transaction of the write */
+	unsigned credits; /* jbd2 credits it reserved */
 };
 
 /* the module's device, O_RDONLY|O_CLOEXEC; -ENOENT: the module is not loaded */
@@ -46,8 +46,8 @@ ssize_t ut_jw_pwrite(int jw_fd, int fd, const void *buf, size_t len, off_t off,
 		     unsigned flags, struct ut_jw_status *st);
 /* whether untorn's journal guard writes pages through the module here */
 enum ut_jw_state {
-	UT_JW_IN_USE,		/* /dev/untorn_jw exists */
-	UT_JW_OFF,		/* UNTORN_JW=off in the environment */
+	UT_JW_IN_USE, /* /dev/untorn_jw exists */
+	UT_JW_OFF, /* UNTORN_JW=off in the environment */
 	UT_JW_NOT_LOADED,
 };
 enum ut_jw_state ut_jw_engine_state(void);

@@ -15,17 +15,17 @@
 #include <stdint.h>
 
 enum ut_latch_class {
-	UT_LATCH_PAGE,		/* page frame rwlock */
-	UT_LATCH_TREE,		/* B+tree index lock (structure changes) */
-	UT_LATCH_POOL,		/* buffer pool: page hash, LRU, free list */
-	UT_LATCH_FLUSH_LIST,	/* dirty pages ordered by oldest LSN */
-	UT_LATCH_LOG,		/* redo log buffer */
-	UT_LATCH_LOG_FLUSH,	/* waiting for the group-commit writer */
-	UT_LATCH_DBLWR,		/* doublewrite segment (slot) allocation */
-	UT_LATCH_ALLOC,		/* page allocation, file growth */
-	UT_LATCH_CLEANER,	/* page cleaner coordination */
+	UT_LATCH_PAGE, /* page frame rwlock */
+	UT_LATCH_TREE, /* B+tree index lock (structure changes) */
+	UT_LATCH_POOL, /* buffer pool: page hash, LRU, free list */
+	UT_LATCH_FLUSH_LIST, /* dirty pages ordered by oldest LSN */
+	UT_LATCH_LOG, /* redo log buffer */
+	UT_LATCH_LOG_FLUSH, /* waiting for the group-commit writer */
+	UT_LATCH_DBLWR, /* doublewrite segment (slot) allocation */
+	UT_LATCH_ALLOC, /* page allocation, file growth */
+	UT_LATCH_CLEANER, /* page cleaner coordination */
 	UT_LATCH_NCLASSES,
-	UT_LATCH_IDLE = UT_LATCH_NCLASSES,	/* waits for work: not counted */
+	UT_LATCH_IDLE = UT_LATCH_NCLASSES, /* waits for work: not counted */
 };
 
 struct ut_latch_stats {
@@ -37,14 +37,14 @@ struct ut_latch_stats {
 struct ut_mutex {
 	pthread_mutex_t m;
 	uint8_t cls;
-	uint32_t waiters;	/* threads blocked in ut_mutex_lock (probes) */
-	uint64_t held_since;	/* set while the latch__release probe is on */
+	uint32_t waiters; /* threads blocked in ut_mutex_lock (probes) */
+	uint64_t held_since; /* set while the latch__release probe is on */
 };
 
 struct ut_rwlock {
 	pthread_rwlock_t rw;
 	uint8_t cls;
-	uint8_t wr_held;	/* an exclusive holder (for the probes) */
+	uint8_t wr_held; /* an exclusive holder (for the probes) */
 	uint32_t waiters;
 	uint64_t held_since;
 };
@@ -58,13 +58,13 @@ void ut_rwlock_init(struct ut_rwlock *l, enum ut_latch_class cls);
 void ut_rwlock_destroy(struct ut_rwlock *l);
 void ut_rwlock_rdlock(struct ut_rwlock *l);
 void ut_rwlock_wrlock(struct ut_rwlock *l);
-int ut_rwlock_tryrdlock(struct ut_rwlock *l);	/* 0 or -EBUSY */
+int ut_rwlock_tryrdlock(struct ut_rwlock *l); /* 0 or -EBUSY */
 void ut_rwlock_unlock(struct ut_rwlock *l);
 
 /* Waits on c (with m held), the time counted as a wait of class cls.
  * timeout_ns 0: no timeout.  Returns 0 or -ETIMEDOUT. */
-int ut_cond_wait(pthread_cond_t *c, struct ut_mutex *m,
-		 enum ut_latch_class cls, uint64_t timeout_ns);
+int ut_cond_wait(pthread_cond_t *c, struct ut_mutex *m, enum ut_latch_class cls,
+		 uint64_t timeout_ns);
 void ut_cond_init(pthread_cond_t *c);
 
 /* Adds a wait measured elsewhere (e.g. a slot wait) to a class. */

@@ -32,25 +32,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define UT_PAGE_SIZE_MIN	4096u
-#define UT_PAGE_SIZE_MAX	65536u
-#define UT_BLOCK_SIZE_MIN	512u
-#define UT_BLOCK_HDR_SIZE	24u
-#define UT_PAGE_HDR_SIZE	16u
-#define UT_MAX_BLOCKS		(UT_PAGE_SIZE_MAX / UT_BLOCK_SIZE_MIN)
+#define UT_PAGE_SIZE_MIN 4096u
+#define UT_PAGE_SIZE_MAX 65536u
+#define UT_BLOCK_SIZE_MIN 512u
+#define UT_BLOCK_HDR_SIZE 24u
+#define UT_PAGE_HDR_SIZE 16u
+#define UT_MAX_BLOCKS (UT_PAGE_SIZE_MAX / UT_BLOCK_SIZE_MIN)
 
 struct ut_geom {
 	uint32_t page_size;
 	uint32_t block_size;
 	uint32_t n_blocks;
-	uint32_t area_size;	/* logical bytes a page holds */
+	uint32_t area_size; /* logical bytes a page holds */
 	uint8_t page_shift;
 	uint8_t block_shift;
 };
 
 enum ut_page_type {
-	UT_PAGE_SUPER = 1,	/* page 0: superblock + checkpoint slots */
-	UT_PAGE_BTREE = 2,	/* B+tree node; level 0 is a leaf */
+	UT_PAGE_SUPER = 1, /* page 0: superblock + checkpoint slots */
+	UT_PAGE_BTREE = 2, /* B+tree node; level 0 is a leaf */
 	UT_PAGE_TYPE_MAX = 2,
 };
 
@@ -59,18 +59,18 @@ struct ut_page_meta {
 	uint16_t type;
 	uint16_t level;
 	uint16_t flags;
-	uint64_t page_lsn;		/* newest change on the page */
+	uint64_t page_lsn; /* newest change on the page */
 	uint64_t blk_lsn[UT_MAX_BLOCKS];
 };
 
 enum ut_fault_kind {
-	UT_FAULT_CHECKSUM = 1,	/* block content does not match its CRC */
-	UT_FAULT_ZERO_BLOCK,	/* block is all zeros in a written page */
-	UT_FAULT_PAGE_NO,	/* block belongs to another page */
-	UT_FAULT_GEOMETRY,	/* page written with another page/block size */
-	UT_FAULT_TORN,		/* block from another image of the page */
-	UT_FAULT_BLOCK_LSN,	/* block LSN newer than its page LSN */
-	UT_FAULT_TYPE,		/* unknown page type */
+	UT_FAULT_CHECKSUM = 1, /* block content does not match its CRC */
+	UT_FAULT_ZERO_BLOCK, /* block is all zeros in a written page */
+	UT_FAULT_PAGE_NO, /* block belongs to another page */
+	UT_FAULT_GEOMETRY, /* page written with another page/block size */
+	UT_FAULT_TORN, /* block from another image of the page */
+	UT_FAULT_BLOCK_LSN, /* block LSN newer than its page LSN */
+	UT_FAULT_TYPE, /* unknown page type */
 };
 
 /*
@@ -92,7 +92,7 @@ struct ut_page_report {
 };
 
 #define UT_PAGE_EMPTY 1
-#define UT_PAGE_TORN 2		/* unpacked although torn between blocks */
+#define UT_PAGE_TORN 2 /* unpacked although torn between blocks */
 
 /* page_size: 4..64 KiB, power of two; block_size: 512..page_size, power
  * of two.  Returns -EINVAL for a size that is not a power of two, -ERANGE
@@ -106,12 +106,11 @@ void ut_page_locate(const struct ut_geom *g, uint32_t off, uint32_t *block,
 
 /* The logical offset of byte block_off of block (the inverse of
  * ut_page_locate), or UINT32_MAX when that byte is a header byte. */
-uint32_t ut_page_logical(const struct ut_geom *g, uint32_t block,
-			 uint32_t block_off);
+uint32_t ut_page_logical(const struct ut_geom *g, uint32_t block, uint32_t block_off);
 
 /* The logical bytes block b holds: [*off, *off + *len). */
-void ut_page_block_span(const struct ut_geom *g, uint32_t block,
-			uint32_t *off, uint32_t *len);
+void ut_page_block_span(const struct ut_geom *g, uint32_t block, uint32_t *off,
+			uint32_t *len);
 
 /* Records a change of logical bytes [off, off + len) at lsn. */
 void ut_page_touch(const struct ut_geom *g, struct ut_page_meta *m,
@@ -119,8 +118,7 @@ void ut_page_touch(const struct ut_geom *g, struct ut_page_meta *m,
 
 /* Starts the meta of a new page (all block LSNs = lsn). */
 void ut_page_meta_init(const struct ut_geom *g, struct ut_page_meta *m,
-		       uint32_t page_no, uint16_t type, uint16_t level,
-		       uint64_t lsn);
+		       uint32_t page_no, uint16_t type, uint16_t level, uint64_t lsn);
 
 /* Builds the on-disk image (page_size bytes) from meta and area. */
 void ut_page_pack(const struct ut_geom *g, const struct ut_page_meta *m,
@@ -131,13 +129,12 @@ void ut_page_pack(const struct ut_geom *g, const struct ut_page_meta *m,
  * block is sound, UT_PAGE_EMPTY for an all-zero (never written) page, and
  * -EBADMSG with the faults in report (may be NULL) otherwise.
  */
-int ut_page_verify(const struct ut_geom *g, const void *disk,
-		   uint32_t page_no, struct ut_page_report *report);
+int ut_page_verify(const struct ut_geom *g, const void *disk, uint32_t page_no,
+		   struct ut_page_report *report);
 
 /* ut_page_verify, then fills meta and area from a sound image. */
-int ut_page_unpack(const struct ut_geom *g, const void *disk,
-		   uint32_t page_no, struct ut_page_meta *m, void *area,
-		   struct ut_page_report *report);
+int ut_page_unpack(const struct ut_geom *g, const void *disk, uint32_t page_no,
+		   struct ut_page_meta *m, void *area, struct ut_page_report *report);
 
 #define UT_UNPACK_TOLERATE_TORN (1u << 0)
 
@@ -150,13 +147,12 @@ int ut_page_unpack(const struct ut_geom *g, const void *disk,
  * Returns 0, UT_PAGE_EMPTY, UT_PAGE_TORN (tolerated) or -EBADMSG (buf
  * untouched).
  */
-int ut_page_unpack_inplace(const struct ut_geom *g, void *buf,
-			   uint32_t page_no, struct ut_page_meta *m,
+int ut_page_unpack_inplace(const struct ut_geom *g, void *buf, uint32_t page_no,
+			   struct ut_page_meta *m,
 			   struct ut_page_report *report, unsigned flags);
 
 /* The CRC32C of one block as stored in its header. */
-uint32_t ut_block_crc(const void *block, uint32_t block_size,
-		      uint32_t block_index);
+uint32_t ut_block_crc(const void *block, uint32_t block_size, uint32_t block_index);
 
 const char *ut_fault_name(enum ut_fault_kind kind);
 /* One human-readable sentence for a fault, e.g. for `untorn check`. */

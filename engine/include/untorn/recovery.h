@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 struct ut_recovery_report {
-	int needed;			/* redo after the checkpoint was found */
+	int needed; /* redo after the checkpoint was found */
 	uint64_t checkpoint_lsn;
 	uint64_t end_lsn;
 	uint64_t groups, records, redo_bytes;
@@ -20,10 +20,10 @@ struct ut_recovery_report {
 	uint64_t dblwr_checked, dblwr_restored;
 	uint32_t restored[64];
 	const char *stop_reason;
-	uint64_t damage_lsn;		/* redo damaged here, sound log after */
-	uint64_t sound_after_lsn;	/* ... up to here (not applied) */
-	uint64_t gap_lsn;		/* stopped at zeros in a fresh log, */
-	uint64_t gap_sound_after_lsn;	/* sound log after it (not applied) */
+	uint64_t damage_lsn; /* redo damaged here, sound log after */
+	uint64_t sound_after_lsn; /* ... up to here (not applied) */
+	uint64_t gap_lsn; /* stopped at zeros in a fresh log, */
+	uint64_t gap_sound_after_lsn; /* sound log after it (not applied) */
 	double seconds;
 };
 

@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#define UT_IO_LINK	(1u << 0)
+#define UT_IO_LINK (1u << 0)
 
 enum ut_op {
 	UT_OP_READ = 1,
@@ -37,13 +37,13 @@ struct ut_batch;
 
 struct ut_io {
 	/* set by the caller */
-	uint8_t op;		/* enum ut_op */
-	uint8_t flags;		/* UT_IO_LINK */
+	uint8_t op; /* enum ut_op */
+	uint8_t flags; /* UT_IO_LINK */
 	int fd;
 	void *buf;
 	uint32_t len;
 	uint64_t off;
-	uint32_t rw_flags;	/* RWF_* for preadv2/pwritev2 (e.g. RWF_ATOMIC) */
+	uint32_t rw_flags; /* RWF_* for preadv2/pwritev2 (e.g. RWF_ATOMIC) */
 	void *user;
 	/* result: bytes transferred (len, or less at end of file), or -errno */
 	int res;
@@ -51,31 +51,31 @@ struct ut_io {
 	uint32_t done;
 	uint16_t retries;
 	uint8_t state;
-	uint8_t chain_len;	/* head of a chain: members, itself included */
+	uint8_t chain_len; /* head of a chain: members, itself included */
 	uint16_t chain_inflight;
 	struct ut_io *chain_head;
 	struct ut_io *next_pending;
 	struct ut_batch *batch;
-	uint64_t issued_ns;	/* while the ring__complete probe is on */
+	uint64_t issued_ns; /* while the ring__complete probe is on */
 };
 
 struct ut_batch {
 	struct ut_io *ios;
 	unsigned n;
 	unsigned unfinished;
-	int err;		/* first error of the batch */
+	int err; /* first error of the batch */
 };
 
 struct ut_ring_stats {
-	uint64_t submits;	/* io_uring_submit calls that submitted */
-	uint64_t sqes;		/* SQEs submitted */
-	uint64_t resubmits;	/* I/Os resubmitted after a short/EAGAIN/EINTR */
-	uint64_t fixed_bufs;	/* SQEs that used a registered buffer */
-	uint64_t fixed_files;	/* SQEs that used a registered file */
+	uint64_t submits; /* io_uring_submit calls that submitted */
+	uint64_t sqes; /* SQEs submitted */
+	uint64_t resubmits; /* I/Os resubmitted after a short/EAGAIN/EINTR */
+	uint64_t fixed_bufs; /* SQEs that used a registered buffer */
+	uint64_t fixed_files; /* SQEs that used a registered file */
 };
 
-#define UT_RING_FALLBACK	(1u << 0)	/* don't try io_uring */
-#define UT_RING_SINGLE_ISSUER	(1u << 1)	/* only the creating thread uses it */
+#define UT_RING_FALLBACK (1u << 0) /* don't try io_uring */
+#define UT_RING_SINGLE_ISSUER (1u << 1) /* only the creating thread uses it */
 
 struct ut_ring;
 
@@ -95,14 +95,13 @@ const struct ut_ring_stats *ut_ring_stats(const struct ut_ring *ring);
 /* Registration is an optimisation: a failure leaves the ring working with
  * plain files/buffers and is returned only so the caller can report it. */
 int ut_ring_register_files(struct ut_ring *ring, const int *fds, unsigned n);
-int ut_ring_register_buffers(struct ut_ring *ring, const struct iovec *iov,
-			     unsigned n);
+int ut_ring_register_buffers(struct ut_ring *ring, const struct iovec *iov, unsigned n);
 /* Must be called before registered buffers are freed. */
 void ut_ring_unregister_buffers(struct ut_ring *ring);
 
 /* Queues and submits a batch (one io_uring_submit when it fits the ring). */
-int ut_ring_start(struct ut_ring *ring, struct ut_batch *b,
-		  struct ut_io *ios, unsigned n);
+int ut_ring_start(struct ut_ring *ring, struct ut_batch *b, struct ut_io *ios,
+		  unsigned n);
 /* Waits for every I/O of b.  Returns 0 when all completed in full,
  * -ENODATA when a read stopped at end of file, else the first -errno. */
 int ut_ring_wait(struct ut_ring *ring, struct ut_batch *b);
@@ -110,10 +109,8 @@ int ut_ring_wait(struct ut_ring *ring, struct ut_batch *b);
 int ut_ring_run(struct ut_ring *ring, struct ut_io *ios, unsigned n);
 
 /* Helpers to fill a struct ut_io. */
-void ut_io_read(struct ut_io *io, int fd, void *buf, uint32_t len,
-		uint64_t off);
-void ut_io_write(struct ut_io *io, int fd, const void *buf, uint32_t len,
-		 uint64_t off);
+void ut_io_read(struct ut_io *io, int fd, void *buf, uint32_t len, uint64_t off);
+void ut_io_write(struct ut_io *io, int fd, const void *buf, uint32_t len, uint64_t off);
 void ut_io_fdatasync(struct ut_io *io, int fd);
 
 #endif

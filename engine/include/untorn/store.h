@@ -19,41 +19,40 @@
 #include <untorn/ring.h>
 #include <untorn/superblock.h>
 
-#define UT_DATA_FILE	"untorn.dat"
-#define UT_RING_DEPTH	128
+#define UT_DATA_FILE "untorn.dat"
+#define UT_RING_DEPTH 128
 
 struct ut_store {
 	char dir[PATH_MAX];
 	char data_path[PATH_MAX + 16];
-	int data_fd;		/* buffered: superblock, checkpoints, check */
-	int page_fd;		/* page I/O: O_DIRECT where the guard uses it */
-	int direct;		/* page_fd is O_DIRECT */
+	int data_fd; /* buffered: superblock, checkpoints, check */
+	int page_fd; /* page I/O: O_DIRECT where the guard uses it */
+	int direct; /* page_fd is O_DIRECT */
 	int read_only;
 	struct ut_geom geom;
 	struct ut_sb sb;
 	struct ut_ckpt ckpt;
-	int ckpt_slot;		/* slot the current checkpoint came from */
-	int slot_err[2];	/* 0, or why that slot was refused */
-	uint64_t file_pages;	/* pages the data file holds */
+	int ckpt_slot; /* slot the current checkpoint came from */
+	int slot_err[2]; /* 0, or why that slot was refused */
+	uint64_t file_pages; /* pages the data file holds */
 	struct ut_ring *ring;
 };
 
 struct ut_init_opts {
-	uint32_t page_size;	/* default 16 KiB */
-	uint32_t block_size;	/* 0: the filesystem's block size */
-	uint32_t guard;		/* enum ut_guard; default doublewrite */
-	int unsafe;		/* allows 'none', and any guard the filesystem
+	uint32_t page_size; /* default 16 KiB */
+	uint32_t block_size; /* 0: the filesystem's block size */
+	uint32_t guard; /* enum ut_guard; default doublewrite */
+	int unsafe; /* allows 'none', and any guard the filesystem
 				 * cannot honour (crash simulations) */
-	int single_lsn;		/* one block per page: InnoDB's design */
-	uint64_t log_size;	/* redo log bytes; 0: 64 MiB */
+	int single_lsn; /* one block per page: InnoDB's design */
+	uint64_t log_size; /* redo log bytes; 0: 64 MiB */
 	unsigned dblwr_segments; /* doublewrite segments; 0: 2 */
-	unsigned dblwr_batch;	/* pages per segment; 0: 64 */
+	unsigned dblwr_batch; /* pages per segment; 0: 64 */
 };
 
-#define UT_OPEN_RDONLY	(1u << 0)
+#define UT_OPEN_RDONLY (1u << 0)
 
-int ut_store_init(const char *dir, const struct ut_init_opts *opts,
-		  struct ut_err *err);
+int ut_store_init(const char *dir, const struct ut_init_opts *opts, struct ut_err *err);
 /*
  * Opens a store and takes its lock (lock.c) before reading anything:
  * exclusive for writing, shared with UT_OPEN_RDONLY.  A store locked by
@@ -68,13 +67,13 @@ void ut_store_close(struct ut_store *st);
 
 /* How long an open waits for a lock no live process holds: a killed
  * writer's direct I/O still landing (lock.c). */
-#define UT_LOCK_DRAIN_MS	5000
+#define UT_LOCK_DRAIN_MS 5000
 
 /* A process holding a store's lock. */
 struct ut_lock_holder {
 	int pid;
-	int exclusive;		/* a writer; 0: a reader */
-	char cmd[96];		/* its command line, arguments joined;
+	int exclusive; /* a writer; 0: a reader */
+	char cmd[96]; /* its command line, arguments joined;
 				 * empty: the process is exiting */
 };
 
@@ -91,8 +90,7 @@ int ut_lock_take(int fd, int exclusive, unsigned wait_ms);
 int ut_lock_move_io(int data_fd, int page_fd);
 
 /* Makes the data file hold at least min_pages, in whole extents. */
-int ut_store_grow(struct ut_store *st, uint64_t min_pages,
-		  struct ut_err *err);
+int ut_store_grow(struct ut_store *st, uint64_t min_pages, struct ut_err *err);
 /* Writes ck into the slot that is not current, then fdatasyncs. */
 int ut_store_write_checkpoint(struct ut_store *st, struct ut_ckpt *ck,
 			      struct ut_err *err);

@@ -26,12 +26,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define UT_FORMAT_VERSION	1u
-#define UT_SB_SECTOR		512u
-#define UT_SB_REGION		(3 * UT_SB_SECTOR)
-#define UT_SB_MAGIC		"UNTORNSB"
-#define UT_CKPT_MAGIC		"UNTORNCK"
-#define UT_LSN_START		524u	/* first byte after the header of log block 1 */
+#define UT_FORMAT_VERSION 1u
+#define UT_SB_SECTOR 512u
+#define UT_SB_REGION (3 * UT_SB_SECTOR)
+#define UT_SB_MAGIC "UNTORNSB"
+#define UT_CKPT_MAGIC "UNTORNCK"
+#define UT_LSN_START 524u /* first byte after the header of log block 1 */
 
 enum ut_guard {
 	UT_GUARD_DOUBLEWRITE = 1,
@@ -44,8 +44,8 @@ enum ut_guard {
 #define UT_DBLWR_SEGMENTS_DEFAULT 2
 #define UT_DBLWR_BATCH_DEFAULT 64
 
-#define UT_SB_SINGLE_LSN	(1u << 0)	/* one block per page: InnoDB's design */
-#define UT_SB_UNSAFE		(1u << 1)	/* made with --unsafe: no re-check */
+#define UT_SB_SINGLE_LSN (1u << 0) /* one block per page: InnoDB's design */
+#define UT_SB_UNSAFE (1u << 1) /* made with --unsafe: no re-check */
 
 struct ut_sb {
 	uint32_t version;
@@ -55,21 +55,21 @@ struct ut_sb {
 	uint32_t guard;
 	uint32_t flags;
 	uint8_t uuid[16];
-	uint64_t created;	/* seconds since the epoch */
+	uint64_t created; /* seconds since the epoch */
 };
 
 struct ut_ckpt {
 	uint64_t seq;
 	uint64_t checkpoint_lsn;
-	uint32_t n_pages;	/* pages in use, page 0 included */
+	uint32_t n_pages; /* pages in use, page 0 included */
 	uint32_t root_page;
 };
 
 /* Why a sector was refused (errno-style, negative). */
-#define UT_SB_EMAGIC	(-EPROTO)	/* not an untorn superblock */
-#define UT_SB_ECRC	(-EBADMSG)	/* checksum mismatch */
-#define UT_SB_EVERSION	(-ENOTSUP)	/* format version unknown */
-#define UT_SB_EFIELD	(-EINVAL)	/* a field out of range */
+#define UT_SB_EMAGIC (-EPROTO) /* not an untorn superblock */
+#define UT_SB_ECRC (-EBADMSG) /* checksum mismatch */
+#define UT_SB_EVERSION (-ENOTSUP) /* format version unknown */
+#define UT_SB_EFIELD (-EINVAL) /* a field out of range */
 
 void ut_sb_encode(const struct ut_sb *sb, void *sector);
 int ut_sb_decode(const void *sector, struct ut_sb *sb);
@@ -84,8 +84,8 @@ int ut_ckpt_decode(const void *sector, const uint8_t uuid[16], unsigned slot,
  * picks the current one.  slot_err[i] gets 0 or the slot's error.
  * Returns the current slot's index, or -EBADMSG when both are bad.
  */
-int ut_ckpt_pick(const void *region, const uint8_t uuid[16],
-		 struct ut_ckpt *ck, int slot_err[2]);
+int ut_ckpt_pick(const void *region, const uint8_t uuid[16], struct ut_ckpt *ck,
+		 int slot_err[2]);
 
 const char *ut_guard_name(uint32_t guard);
 /* Returns the guard, or -EINVAL for an unknown name. */
