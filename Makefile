@@ -12,7 +12,7 @@
 #   make check SANITIZE=address,undefined   the suite under ASan + UBSan
 #   make tsan            ThreadSanitizer on the multi-threaded tests
 #   make fuzz FUZZ_SECONDS=30   every libFuzzer harness for that long
-#   make lint            cppcheck and clang-tidy (tests/lint/)
+#   make lint            clang-format, cppcheck and clang-tidy (tests/lint/)
 #   make crash-test      power-cut simulation, 200 cuts per guard x filesystem
 #   make demo            the main job: every guard's bench write and every
 #                        read policy's cold scan on an SSD-like loop device
@@ -141,9 +141,16 @@ fuzz-build: $(if $(filter 0,$(shell id -u)),deps-fuzz)
 LINT_SRCS := $(LIB_SRCS) $(CLI_SRCS) fs-integration/untorn-fscheck.c fs-integration/untorn-jw-write.c
 LINT_INC  := -D_GNU_SOURCE -DUT_HAVE_SDT -Iengine/include -Iengine -Ifs-integration/fscaps -Ifs-integration/kmod
 
+# every C file of the project already formatted as .clang-format says
+# (the kernel's style); `clang-format -i FILE` fixes one
+FORMAT_SRCS := $(wildcard engine/*.[ch] $(LIB_DIRS:%=engine/%/*.[ch]) engine/cli/*.[ch] \
+		engine/include/*.h engine/include/untorn/*.h fs-integration/*.c \
+		fs-integration/fscaps/*.[ch] fs-integration/kmod/*.[ch] tests/*.[ch] tests/fuzz/*.c)
+
 lint: $(if $(filter 0,$(shell id -u)),deps-lint)
-	@command -v cppcheck >/dev/null && command -v clang-tidy >/dev/null || \
-		{ echo "lint: cppcheck or clang-tidy not found; install them: apt-get install cppcheck clang-tidy" >&2; exit 2; }
+	@command -v cppcheck >/dev/null && command -v clang-tidy >/dev/null && command -v clang-format >/dev/null || \
+		{ echo "lint: cppcheck, clang-tidy or clang-format not found; install them: apt-get install cppcheck clang-tidy clang-format" >&2; exit 2; }
+	clang-format --dry-run -Werror $(FORMAT_SRCS)
 	cppcheck --enable=warning,performance,portability --std=c11 --quiet --error-exitcode=1 \
 		--inline-suppr --suppressions-list=tests/lint/cppcheck.txt $(LINT_INC) \
 		-i fs-integration/kmod engine engine/cli fs-integration tests/*.c tests/fuzz
