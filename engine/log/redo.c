@@ -224,7 +224,7 @@ static uint64_t bytes_needed(size_t len)
 int ut_redo_reserve(struct ut_redo *log, size_t len)
 {
 	uint64_t need = bytes_needed(len);
-	int ret;
+	int ret, asked = 0;
 
 	if (need > log->buf_size / 2)
 		return -E2BIG;
@@ -239,8 +239,16 @@ int ut_redo_reserve(struct ut_redo *log, size_t len)
 			continue;
 		}
 		if (log->cur_lsn + need - lsn_block(log->ckpt_lsn) >= log->capacity) {
-			if (log->need_space)
+			/* ask without the log mutex: the cleaners take
+			 * their mutex first and then the log's */
+			if (log->need_space && !asked) {
+				ut_mutex_unlock(&log->mutex);
 				log->need_space(log->need_space_arg);
+				ut_mutex_lock(&log->mutex);
+				asked = 1;
+				continue;
+			}
+			asked = 0;
 			ut_cond_wait(&log->space_cond, &log->mutex,
 				     UT_LATCH_LOG, 100000000ull);
 			continue;

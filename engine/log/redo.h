@@ -103,7 +103,9 @@ uint64_t ut_redo_current(struct ut_redo *log);
  */
 uint64_t ut_redo_checkpoint_lsn(struct ut_redo *log,
 				uint64_t (*oldest_dirty)(void *arg), void *arg);
-/* need_space(arg) is called when an append must wait for a checkpoint. */
+/* need_space(arg) is called when an append must wait for a checkpoint,
+ * without the log mutex held (callees may take the log mutex under
+ * their own). */
 void ut_redo_set_need_space(struct ut_redo *log, void (*need_space)(void *arg),
 			    void *arg);
 /* Bytes of log between the checkpoint and the current LSN. */
