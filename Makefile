@@ -41,7 +41,7 @@ UT_CFLAGS  := -std=gnu11 -Wall -Wextra -Werror -fPIC -D_GNU_SOURCE \
 	      -DUNTORN_VERSION='"$(VERSION)"' -Iengine/include -Iengine -Ifs-integration/fscaps -Ifs-integration/kmod \
 	      $(CFLAGS) $(SAN_FLAGS)
 LDFLAGS    += $(SAN_FLAGS)
-LDLIBS     := -luring
+LDLIBS     := -luring -lm
 # USDT probes (engine/base/probes.h) when sys/sdt.h (systemtap-sdt-dev) is there
 HAVE_SDT   := $(shell echo '\#include <sys/sdt.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo yes)
 UT_CFLAGS  += $(if $(HAVE_SDT),-DUT_HAVE_SDT)
@@ -132,7 +132,7 @@ fuzz-build: $(if $(filter 0,$(shell id -u)),deps-fuzz)
 	@mkdir -p $(FUZZ_BUILD)/bin
 	for f in $(FUZZERS); do \
 		clang $(FUZZ_FLAGS) -o $(FUZZ_BUILD)/bin/fuzz_$$f tests/fuzz/fuzz_$$f.c \
-			$(FUZZ_BUILD)/libuntorn.a -luring -lpthread || exit 1; \
+			$(FUZZ_BUILD)/libuntorn.a -luring -lm -lpthread || exit 1; \
 	done
 
 # cppcheck and clang-tidy on the C sources, configured in tests/lint/;

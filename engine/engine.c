@@ -24,6 +24,7 @@ void ut_engine_opts_default(struct ut_engine_opts *o)
 	o->commit = UT_COMMIT_SYNC;
 	o->cleaners = 2;
 	o->batch = 64;
+	o->flushing = UT_FLUSHING_EAGER;
 }
 
 /* ---- lazy commit ----------------------------------------------------- */
@@ -65,6 +66,7 @@ static void engine_parts_init(struct ut_engine *eng)
 	ut_checkpointer_init(&eng->ckpt, &eng->pool, &eng->log, eng->store, &eng->space);
 	ut_flush_init(&eng->flush, &eng->pool, &eng->log, &eng->guard,
 		      &eng->ckpt, eng->opts.batch);
+	ut_flush_set_adaptive(&eng->flush, eng->opts.flushing == UT_FLUSHING_ADAPTIVE);
 	ut_tree_init(&eng->tree, &eng->pool, &eng->log, &eng->space,
 		     eng->store->ckpt.root_page);
 }
@@ -269,6 +271,9 @@ void ut_engine_stats(struct ut_engine *eng, struct ut_engine_stats *s)
 	s->pool_hits = ps.hits;
 	s->pool_misses = ps.misses;
 	s->pool_free_waits = ps.free_waits;
+	ut_flush_get_log_waits(&eng->flush, &s->log_space_waits, &s->log_space_wait_ns);
+	s->checkpoint_age = ut_redo_age(&eng->log);
+	s->log_capacity = eng->log.capacity;
 }
 
 const char *ut_engine_guard(const struct ut_engine *eng)

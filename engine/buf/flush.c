@@ -15,6 +15,8 @@
 
 #define CLEANER_IDLE_NS 1000000000ull
 #define DIRTY_HIGH_PCT 75
+/* how often adaptive flushing recomputes its target */
+#define FLUSH_TICK_NS 10000000ull
 
 int ut_cleaner_alloc(struct ut_flush *fl, struct ut_cleaner *c)
 {
@@ -165,6 +167,22 @@ int ut_flush_all(struct ut_flush *fl)
 
 /* ---- cleaner threads ------------------------------------------------ */
 
+/* Adaptive flushing's tick, at most every FLUSH_TICK_NS: moves the
+ * target LSN to where flush_rate.h says; under fl->mutex. */
+static void flush_rate_tick(struct ut_flush *fl)
+{
+	uint64_t now = ut_now_ns(), cur, target;
+
+	if (now - fl->rate_tick_ns < FLUSH_TICK_NS)
+		return;
+	fl->rate_tick_ns = now;
+	cur = ut_redo_current(fl->log);
+	target = ut_flush_rate_tick(&fl->rate, now, cur, cur - ut_redo_age(fl->log),
+				    ut_bpool_oldest_lsn(fl->pool));
+	if (target > fl->target_lsn)
+		fl->target_lsn = target;
+}
+
 static int cleaner_has_work(struct ut_flush *fl)
 {
 	uint64_t oldest;
@@ -173,11 +191,15 @@ static int cleaner_has_work(struct ut_flush *fl)
 		return 1;
 	if (ut_bpool_dirty_count(fl->pool) * 100 > fl->pool->n_frames * DIRTY_HIGH_PCT)
 		return 1;
+	if (fl->adaptive)
+		flush_rate_tick(fl);
 	oldest = ut_bpool_oldest_lsn(fl->pool);
 	if (oldest && oldest < fl->target_lsn)
 		return 1;
-	/* like InnoDB's adaptive flushing low-water mark: keep the redo
-	 * between checkpoint and head under a tenth of the log */
+	if (fl->adaptive)
+		return 0;
+	/* eager: flat out while the redo between checkpoint and head is
+	 * over a tenth of the log */
 	return ut_redo_age(fl->log) > fl->log->capacity / 10 &&
 	       ut_bpool_dirty_count(fl->pool) > 0;
 }
@@ -186,15 +208,21 @@ static void *cleaner_main(void *arg)
 {
 	struct ut_cleaner *c = arg;
 	struct ut_flush *fl = c->fl;
+	uint64_t wait_ns = fl->adaptive ? FLUSH_TICK_NS : CLEANER_IDLE_NS;
+	uint64_t idle_ns;
 	int n, timed_out;
 
 	for (;;) {
 		ut_mutex_lock(&fl->mutex);
 		timed_out = 0;
-		while (!fl->stopping && !timed_out && !cleaner_has_work(fl))
-			timed_out = ut_cond_wait(&fl->work_cond, &fl->mutex,
-						 UT_LATCH_IDLE,
-						 CLEANER_IDLE_NS) == -ETIMEDOUT;
+		idle_ns = 0;
+		/* adaptive flushing looks again every tick */
+		while (!fl->stopping && !timed_out && !cleaner_has_work(fl)) {
+			if (ut_cond_wait(&fl->work_cond, &fl->mutex,
+					 UT_LATCH_IDLE, wait_ns) == -ETIMEDOUT)
+				idle_ns += wait_ns;
+			timed_out = idle_ns >= CLEANER_IDLE_NS;
+		}
 		fl->free_wanted = 0;
 		if (fl->stopping) {
 			ut_mutex_unlock(&fl->mutex);
@@ -232,6 +260,15 @@ void ut_flush_init(struct ut_flush *fl, struct ut_bpool *pool,
 	ut_cond_init(&fl->work_cond);
 	ut_cond_init(&fl->progress_cond);
 	atomic_init(&fl->pages_written, 0);
+	atomic_init(&fl->log_space_waits, 0);
+	atomic_init(&fl->log_space_wait_ns, 0);
+	fl->adaptive = 0;
+	ut_flush_rate_init(&fl->rate, log->capacity);
+}
+
+void ut_flush_set_adaptive(struct ut_flush *fl, int adaptive)
+{
+	fl->adaptive = adaptive;
 }
 
 int ut_cleaners_start(struct ut_flush *fl, unsigned n)
@@ -299,14 +336,20 @@ void ut_flush_want_free(void *arg)
 
 void ut_flush_log_free_check(struct ut_flush *fl)
 {
-	uint64_t limit = fl->log->capacity / 8 * 5;
+	uint64_t limit = fl->log->capacity / 8 * 5, t0 = 0;
 
 	while (ut_redo_age(fl->log) > limit && !fl->fatal && fl->n_cleaners) {
+		if (!t0)
+			t0 = ut_now_ns();
 		ut_flush_want_log_space(fl);
 		ut_mutex_lock(&fl->mutex);
 		ut_cond_wait(&fl->progress_cond, &fl->mutex, UT_LATCH_CLEANER,
 			     100000000ull);
 		ut_mutex_unlock(&fl->mutex);
+	}
+	if (t0) {
+		atomic_fetch_add(&fl->log_space_waits, 1);
+		atomic_fetch_add(&fl->log_space_wait_ns, ut_now_ns() - t0);
 	}
 }
 
@@ -320,6 +363,12 @@ int ut_flush_wait_progress(struct ut_flush *fl, uint64_t ns)
 	stopping = fl->stopping;
 	ut_mutex_unlock(&fl->mutex);
 	return stopping;
+}
+
+void ut_flush_get_log_waits(struct ut_flush *fl, uint64_t *waits, uint64_t *wait_ns)
+{
+	*waits = atomic_load(&fl->log_space_waits);
+	*wait_ns = atomic_load(&fl->log_space_wait_ns);
 }
 
 int ut_flush_fatal(const struct ut_flush *fl)

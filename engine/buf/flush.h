@@ -15,6 +15,7 @@
 #include <untorn/ring.h>
 #include "buf/bpool.h"
 #include "buf/checkpoint.h"
+#include "buf/flush_rate.h"
 #include "guard/guard.h"
 #include "log/redo.h"
 
@@ -40,17 +41,25 @@ struct ut_flush {
 	pthread_cond_t work_cond; /* cleaners wait for work */
 	pthread_cond_t progress_cond; /* waiters for a batch to be done */
 	uint64_t target_lsn; /* flush pages older than this */
+	int adaptive; /* flush_rate.h's controller; else eager: flat out
+		       * while the age is above a tenth of the log */
+	struct ut_flush_rate rate;
+	uint64_t rate_tick_ns; /* the controller's last tick */
 	int free_wanted;
 	int stopping;
 	int fatal; /* a failed page write: no more */
 	struct ut_cleaner *cleaners;
 	unsigned n_cleaners;
 	atomic_uint_fast64_t pages_written;
+	atomic_uint_fast64_t log_space_waits; /* writers stopped by the */
+	atomic_uint_fast64_t log_space_wait_ns; /* log-free check, and how long */
 };
 
 void ut_flush_init(struct ut_flush *fl, struct ut_bpool *pool,
 		   struct ut_redo *log, struct ut_page_guard *guard,
 		   struct ut_checkpointer *ckpt, unsigned batch);
+/* Adaptive flushing or eager (the default); before ut_cleaners_start. */
+void ut_flush_set_adaptive(struct ut_flush *fl, int adaptive);
 int ut_cleaners_start(struct ut_flush *fl, unsigned n);
 void ut_cleaners_stop(struct ut_flush *fl);
 
@@ -76,6 +85,8 @@ void ut_flush_log_free_check(struct ut_flush *fl);
 /* Waits up to ns for a cleaner to finish a batch; nonzero once the
  * cleaners are stopping. */
 int ut_flush_wait_progress(struct ut_flush *fl, uint64_t ns);
+/* Row operations the log-free check stopped, and the time they waited. */
+void ut_flush_get_log_waits(struct ut_flush *fl, uint64_t *waits, uint64_t *wait_ns);
 /* The error that stopped page writes, or 0. */
 int ut_flush_fatal(const struct ut_flush *fl);
 uint64_t ut_flush_pages_written(struct ut_flush *fl);

@@ -22,6 +22,17 @@ enum ut_commit_mode {
 	UT_COMMIT_LAZY,
 };
 
+/* How the page cleaners pace themselves for the redo log's sake: eager
+ * (the default) flushes flat out whenever the checkpoint age is over a
+ * tenth of the log; adaptive follows the age and the redo rate from half
+ * the log on (InnoDB's adaptive flushing): writers are not stopped for
+ * log space in steady state, at 0.8x eager's TPS where page writes are
+ * the bottleneck (docs/results/2026-11-24-flushing.md). */
+enum ut_flushing {
+	UT_FLUSHING_ADAPTIVE,
+	UT_FLUSHING_EAGER,
+};
+
 struct ut_engine_opts {
 	uint64_t pool_bytes; /* default 128 MiB */
 	enum ut_commit_mode commit;
@@ -32,6 +43,7 @@ struct ut_engine_opts {
 				 * after it (else: refuse, nothing applied) */
 	unsigned lock_wait_ms; /* wait this long for a store another
 				 * process holds (0: fail at once, -EBUSY) */
+	enum ut_flushing flushing; /* default eager */
 };
 
 struct ut_engine_stats {
@@ -44,6 +56,10 @@ struct ut_engine_stats {
 	uint64_t checkpoints;
 	uint64_t dblwr_waits, dblwr_wait_ns;
 	uint64_t pool_reads, pool_hits, pool_misses, pool_free_waits;
+	/* row operations stopped for log space (the log-free check) */
+	uint64_t log_space_waits, log_space_wait_ns;
+	uint64_t checkpoint_age; /* redo bytes since the checkpoint, now */
+	uint64_t log_capacity;
 };
 
 struct ut_engine;
