@@ -23,9 +23,10 @@
 #include "rowgen.h"
 
 static const char bench_help[] =
-	"usage: untorn bench write DIR [--threads T] [--seconds S] [--commit sync|lazy]\n"
-	"                         [--update-pct P] [--value-size B] [--pool SIZE]\n"
-	"                         [--cleaners N] [--rows N] [--json] [--wait S]\n"
+	"usage: untorn bench write DIR [--regime commit|flush] [--threads T] [--seconds S]\n"
+	"                         [--warmup S] [--commit sync|lazy] [--update-pct P]\n"
+	"                         [--value-size B] [--pool SIZE] [--cleaners N]\n"
+	"                         [--flushing adaptive|eager] [--rows N] [--json] [--wait S]\n"
 	"\n"
 	"T threads (default 4) run transactions for S seconds (default 10): each is\n"
 	"one row write, an update of a random existing key (P%, default 75) or an\n"
@@ -40,21 +41,38 @@ static const char bench_help[] =
 	"--ack-dev PATH writes each as a record of its own, one logical block,\n"
 	"with O_DIRECT|O_DSYNC, to a block device (or file) for power-cut replays\n"
 	"(read back with the zero bytes removed; `untorn verify --acks`).\n"
+	"\n"
+	"--warmup S runs S seconds more first, not counted.  Every second's TPS\n"
+	"is kept: the table and --json give the median second, the worst second\n"
+	"over the median, the seconds below half the median, and the time row\n"
+	"writes waited for log space (the log-free check at 5/8 of the log).\n"
+	"--flushing eager (the default: the cleaners flush flat out while the\n"
+	"checkpoint age is over a tenth of the log) or adaptive (they follow the\n"
+	"age and the redo rate from half the log on: no log-space waits).\n"
+	"--regime names a whole set, which options given as well override:\n"
+	"  commit  --commit sync --threads 4 --update-pct 75 --seconds 10\n"
+	"          (every commit waits for fdatasync: bound by the commit path)\n"
+	"  flush   --commit lazy --threads 8 --update-pct 100 --seconds 120\n"
+	"          --warmup 20 (innodb_flush_log_at_trx_commit=2: bound by page\n"
+	"          writes once the store is many times the log; see bench-matrix)\n"
 	"\n" CLI_WAIT_HELP;
 
 struct bench {
 	struct ut_engine *eng;
 	uint64_t rows; /* keys 0..rows-1 exist */
-	uint64_t seconds, threads, update_pct, value_size;
+	uint64_t seconds, warmup, threads, update_pct, value_size;
 	int ack_fd;
 	struct ack_dev ack_dev;
 	const char *ack_dev_path;
 	atomic_int ack_dev_full; /* said once that it is full */
 	int lazy;
+	int adaptive; /* --flushing adaptive */
 	int rows_given;
 	unsigned cleaners;
 	uint64_t version_base;
 	atomic_int stop;
+	atomic_int measuring; /* past the warm-up */
+	atomic_uint_fast64_t done; /* commits counted */
 	atomic_int failed;
 	struct ut_err err;
 };
@@ -144,7 +162,10 @@ static void *worker_main(void *arg)
 			atomic_store(&b->stop, 1);
 			break;
 		}
-		lat_push(w, ut_now_ns() - t0);
+		if (atomic_load_explicit(&b->measuring, memory_order_relaxed)) {
+			lat_push(w, ut_now_ns() - t0);
+			atomic_fetch_add_explicit(&b->done, 1, memory_order_relaxed);
+		}
 		if (b->ack_fd >= 0) {
 			n = snprintf(ack, sizeof(ack),
 				     "%" PRIu64 " %" PRIu64 "\n", key, version);
@@ -203,7 +224,61 @@ struct bench_result {
 	int64_t device_bytes;
 	struct ut_engine_stats st;
 	struct ut_latch_stats latch[UT_LATCH_NCLASSES];
+	uint64_t *per_sec; /* commits in each whole second measured */
+	unsigned n_sec;
+	uint64_t sec_median, sec_worst;
+	unsigned below_half, zero_secs; /* seconds under median / 2, at 0 */
+	uint64_t age_max; /* the checkpoint age's peak, sampled */
 };
+
+/* The counters of a that grew since b (the warm-up's share removed). */
+static void stats_since(struct ut_engine_stats *a, const struct ut_engine_stats *b)
+{
+	a->commits -= b->commits;
+	a->pages_written -= b->pages_written;
+	a->page_bytes_written -= b->page_bytes_written;
+	a->redo_bytes_written -= b->redo_bytes_written;
+	a->dblwr_bytes_written -= b->dblwr_bytes_written;
+	a->fsyncs -= b->fsyncs;
+	a->checkpoints -= b->checkpoints;
+	a->dblwr_waits -= b->dblwr_waits;
+	a->dblwr_wait_ns -= b->dblwr_wait_ns;
+	a->pool_reads -= b->pool_reads;
+	a->pool_hits -= b->pool_hits;
+	a->pool_misses -= b->pool_misses;
+	a->pool_free_waits -= b->pool_free_waits;
+	a->log_space_waits -= b->log_space_waits;
+	a->log_space_wait_ns -= b->log_space_wait_ns;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median, worst, and slow seconds of the per-second series. */
+static void series_summary(struct bench_result *r)
+{
+	uint64_t *sorted;
+	unsigned i;
+
+	if (!r->n_sec)
+		return;
+	sorted = malloc(r->n_sec * sizeof(*sorted));
+	if (!sorted)
+		return;
+	memcpy(sorted, r->per_sec, r->n_sec * sizeof(*sorted));
+	qsort(sorted, r->n_sec, sizeof(*sorted), cmp_u64);
+	r->sec_median = sorted[r->n_sec / 2];
+	r->sec_worst = sorted[0];
+	for (i = 0; i < r->n_sec; i++) {
+		r->below_half += r->per_sec[i] * 2 < r->sec_median;
+		r->zero_secs += !r->per_sec[i];
+	}
+	free(sorted);
+}
 
 static void percentiles(struct worker *w, unsigned n, struct bench_result *r)
 {
@@ -242,9 +317,25 @@ static void print_json(struct bench *b, const struct bench_result *r, const char
 	json_str(&j, "commit", b->lazy ? "lazy" : "sync");
 	json_u64(&j, "threads", b->threads);
 	json_u64(&j, "cleaners", b->cleaners);
+	json_str(&j, "flushing", b->adaptive ? "adaptive" : "eager");
+	json_u64(&j, "warmup_seconds", b->warmup);
 	json_f64(&j, "seconds", r->seconds);
 	json_u64(&j, "commits", r->commits);
 	json_f64(&j, "tps", r->tps);
+	json_arr_open(&j, "tps_series");
+	for (i = 0; i < (int)r->n_sec; i++)
+		json_u64(&j, NULL, r->per_sec[i]);
+	json_arr_close(&j);
+	json_u64(&j, "tps_median_second", r->sec_median);
+	json_u64(&j, "tps_worst_second", r->sec_worst);
+	json_f64(&j, "worst_over_median",
+		 r->sec_median ? (double)r->sec_worst / r->sec_median : 0);
+	json_u64(&j, "seconds_below_half_median", r->below_half);
+	json_u64(&j, "seconds_at_zero", r->zero_secs);
+	json_u64(&j, "log_space_waits", r->st.log_space_waits);
+	json_u64(&j, "log_space_wait_ns", r->st.log_space_wait_ns);
+	json_u64(&j, "checkpoint_age_max", r->age_max);
+	json_u64(&j, "log_capacity", r->st.log_capacity);
 	json_u64(&j, "commit_p50_us", r->p50);
 	json_u64(&j, "commit_p95_us", r->p95);
 	json_u64(&j, "commit_p99_us", r->p99);
@@ -276,11 +367,18 @@ static void print_table(struct bench *b, const struct bench_result *r)
 {
 	int i;
 
-	printf("guard %s%s, page %u, %llu threads, %.1f s\n", ut_engine_guard(b->eng),
+	printf("guard %s%s, page %u, %llu threads, %.1f s (+%llu s warm-up)\n",
+	       ut_engine_guard(b->eng),
 	       ut_engine_uses_jw(b->eng) ? " (pages through untorn_jw)" : "",
 	       ut_engine_page_size(b->eng), (unsigned long long)b->threads,
-	       r->seconds);
+	       r->seconds, (unsigned long long)b->warmup);
 	printf("  %-22s %12.0f\n", "tps", r->tps);
+	if (r->n_sec)
+		printf("  %-22s %12llu / %llu (%.2f), %u below half, %u at zero\n",
+		       "second median / worst", (unsigned long long)r->sec_median,
+		       (unsigned long long)r->sec_worst,
+		       r->sec_median ? (double)r->sec_worst / r->sec_median : 0,
+		       r->below_half, r->zero_secs);
 	printf("  %-22s %12llu / %llu / %llu\n", "commit p50/p95/p99 us",
 	       (unsigned long long)r->p50, (unsigned long long)r->p95,
 	       (unsigned long long)r->p99);
@@ -290,6 +388,12 @@ static void print_table(struct bench *b, const struct bench_result *r)
 	printf("  %-22s %12llu\n", "redo bytes written",
 	       (unsigned long long)r->st.redo_bytes_written);
 	printf("  %-22s %12llu\n", "fsyncs", (unsigned long long)r->st.fsyncs);
+	printf("  %-22s %12.3f ms (%llu waits)\n", "log space wait",
+	       r->st.log_space_wait_ns / 1e6,
+	       (unsigned long long)r->st.log_space_waits);
+	printf("  %-22s %12.1f %% of the log (%s flushing)\n", "checkpoint age peak",
+	       r->st.log_capacity ? 100.0 * r->age_max / r->st.log_capacity : 0,
+	       b->adaptive ? "adaptive" : "eager");
 	printf("  %-22s %12.3f ms (%llu waits)\n", "dblwr slot wait",
 	       r->st.dblwr_wait_ns / 1e6, (unsigned long long)r->st.dblwr_waits);
 	printf("  latch waits (class: waits, ms):");
@@ -301,12 +405,51 @@ static void print_table(struct bench *b, const struct bench_result *r)
 	printf("\n");
 }
 
+/* --regime NAME's whole set of options, before the options given (which
+ * override it); the last --regime counts. */
+static int bench_regime(int argc, char **argv, struct bench *b,
+			struct ut_engine_opts *eo)
+{
+	const char *name = "commit";
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--regime") && i + 1 < argc)
+			name = argv[++i];
+		else if (!strncmp(argv[i], "--regime=", 9))
+			name = argv[i] + 9;
+	}
+	if (!strcmp(name, "commit")) {
+		eo->commit = UT_COMMIT_SYNC;
+		b->threads = 4;
+		b->update_pct = 75;
+		b->seconds = 10;
+		b->warmup = 0;
+	} else if (!strcmp(name, "flush")) {
+		eo->commit = UT_COMMIT_LAZY;
+		b->threads = 8;
+		b->update_pct = 100;
+		b->seconds = 120;
+		b->warmup = 20;
+	} else {
+		return cli_usage_fail("bench",
+				      "--regime is commit or flush, not '%s'", name);
+	}
+	b->lazy = eo->commit == UT_COMMIT_LAZY;
+	return 0;
+}
+
 static int bench_parse(int argc, char **argv, struct bench *b,
 		       struct ut_engine_opts *eo, int *as_json)
 {
 	static const struct option opts[] = {
 		{ "threads", required_argument, NULL, 't' },
 		{ "seconds", required_argument, NULL, 's' },
+		{ "warmup", required_argument, NULL, 'w' },
+		{ "regime", required_argument, NULL, 'r' },
+		{ "flushing", required_argument, NULL, 'f' },
 		{ "commit", required_argument, NULL, 'c' },
 		{ "update-pct", required_argument, NULL, 'u' },
 		{ "value-size", required_argument, NULL, 'v' },
@@ -323,15 +466,29 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 	uint64_t v;
 	int c;
 
-	b->threads = 4;
-	b->seconds = 10;
-	b->update_pct = 75;
 	b->value_size = 100;
 	b->ack_fd = -1;
 	b->ack_dev.fd = -1;
 	ut_engine_opts_default(eo);
+	if (bench_regime(argc, argv, b, eo))
+		return -1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
+		case 'r': /* applied first, by bench_regime */
+			break;
+		case 'w':
+			if (cli_parse_num("bench", "--warmup", optarg, 0, 86400,
+					  &b->warmup))
+				return -1;
+			break;
+		case 'f':
+			if (strcmp(optarg, "adaptive") && strcmp(optarg, "eager"))
+				return cli_usage_fail("bench", "--flushing is adaptive or eager, not '%s'",
+						      optarg);
+			b->adaptive = !strcmp(optarg, "adaptive");
+			eo->flushing = b->adaptive ? UT_FLUSHING_ADAPTIVE :
+						     UT_FLUSHING_EAGER;
+			break;
 		case 't':
 			if (cli_parse_num("bench", "--threads", optarg, 1, 1024,
 					  &b->threads))
@@ -403,13 +560,51 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 	return 0;
 }
 
+/* The run's clock: sleeps to the next 20 ms tick or to until. */
+static void tick(uint64_t until)
+{
+	uint64_t now = ut_now_ns(), left = until > now ? until - now : 0;
+	struct timespec ts = { 0, left < 20000000 ? left : 20000000 };
+
+	nanosleep(&ts, NULL); /* the run's clock, not synchronisation */
+}
+
+/* The measured part: every second's commits into r->per_sec. */
+static void bench_measure(struct bench *b, struct bench_result *r, uint64_t t0)
+{
+	uint64_t next = t0 + 1000000000ull, last = 0, done;
+	uint64_t t_end = t0 + b->seconds * 1000000000ull;
+	struct ut_engine_stats st;
+
+	while (!atomic_load(&b->stop)) {
+		uint64_t now = ut_now_ns();
+
+		if (now >= next) {
+			done = atomic_load(&b->done);
+			if (r->n_sec < b->seconds)
+				r->per_sec[r->n_sec++] = done - last;
+			last = done;
+			next += 1000000000ull;
+			ut_engine_stats(b->eng, &st);
+			if (st.checkpoint_age > r->age_max)
+				r->age_max = st.checkpoint_age;
+		}
+		if (now >= t_end)
+			break;
+		tick(next < t_end ? next : t_end);
+	}
+}
+
 static int bench_run(struct bench *b, struct worker *w, struct bench_result *r)
 {
-	int64_t dev0 = device_bytes_written(ut_engine_data_path(b->eng));
-	uint64_t t0, t_end;
+	int64_t dev0;
+	uint64_t t0;
+	struct ut_engine_stats st0;
 	unsigned i, started = 0;
 
-	ut_latch_stats_reset();
+	r->per_sec = calloc(b->seconds, sizeof(*r->per_sec));
+	if (!r->per_sec)
+		return -ENOMEM;
 	t0 = ut_now_ns();
 	for (i = 0; i < b->threads; i++) {
 		w[i].b = b;
@@ -419,19 +614,23 @@ static int bench_run(struct bench *b, struct worker *w, struct bench_result *r)
 			break;
 		started++;
 	}
-	t_end = t0 + b->seconds * 1000000000ull;
-	while (ut_now_ns() < t_end && !atomic_load(&b->stop)) {
-		struct timespec ts = { 0, 20000000 };
-
-		nanosleep(&ts, NULL); /* the run's clock, not synchronisation */
-	}
+	while (ut_now_ns() < t0 + b->warmup * 1000000000ull && !atomic_load(&b->stop))
+		tick(t0 + b->warmup * 1000000000ull);
+	ut_latch_stats_reset();
+	ut_engine_stats(b->eng, &st0);
+	dev0 = device_bytes_written(ut_engine_data_path(b->eng));
+	t0 = ut_now_ns();
+	atomic_store(&b->measuring, 1);
+	bench_measure(b, r, t0);
 	atomic_store(&b->stop, 1);
 	for (i = 0; i < started; i++)
 		pthread_join(w[i].thread, NULL);
 	r->seconds = (ut_now_ns() - t0) / 1e9;
 	percentiles(w, started, r);
 	r->tps = r->commits / r->seconds;
+	series_summary(r);
 	ut_engine_stats(b->eng, &r->st);
+	stats_since(&r->st, &st0);
 	ut_latch_stats_get(r->latch);
 	r->device_bytes =
 		dev0 < 0 ? -1 : device_bytes_written(ut_engine_data_path(b->eng)) - dev0;
@@ -500,6 +699,7 @@ int cmd_bench(int argc, char **argv)
 	for (i = 0; w && i < b.threads; i++)
 		free(w[i].lat_us);
 	free(w);
+	free(r.per_sec);
 	ack_dev_close(&b.ack_dev);
 	if (cli_engine_close(b.eng))
 		return EXIT_ERROR;
