@@ -19,7 +19,7 @@ ktap_plan 6
 # paths under the top folder
 SCRIPTS="scripts/bench-matrix scripts/bt-plot scripts/crash-sim scripts/demo scripts/emulate-hdd scripts/fio-compare
 	 scripts/mkfs-atomic scripts/mkfs-journal scripts/profile scripts/profile-overhead scripts/scan-matrix
-	 dev/crash-kill9 dev/crash-matrix dev/kernel-matrix dev/kernel-suite dev/logwrites-replay dev/install-deps"
+	 dev/crash-kill9 dev/crash-matrix dev/flushing-compare dev/kernel-matrix dev/kernel-suite dev/logwrites-replay dev/install-deps"
 # bad values, each refused before anything is made
 BAD_CMDS=("demo --rows 0 --dir $scratch/d" "demo --seconds x --dir $scratch/d" "fio-compare --dir $scratch --size xyz --out $scratch/o"
 	  "fio-compare --dir $scratch --runtime 1.5 --out $scratch/o" "profile --scripts nosuch --out $scratch/o -- true"
@@ -43,7 +43,7 @@ ROOT_CMDS=("scripts/mkfs-journal $scratch/img --mount $scratch/m" "scripts/mkfs-
 	   "scripts/emulate-hdd start --size 64M" "scripts/profile -- true" "scripts/scan-matrix --out $scratch/o"
 	   "scripts/bench-matrix --out $scratch/o" "scripts/crash-sim --trials 1" "scripts/profile-overhead --dir $scratch"
 	   "dev/logwrites-replay --disk $scratch/img" "dev/kernel-suite --out $scratch/o"
-	   "dev/kernel-matrix --out $scratch/o --kernels 6.1")
+	   "dev/kernel-matrix --out $scratch/o --kernels 6.1" "dev/flushing-compare --out $scratch/o")
 
 # one_line_exit2 NAME CMD...: exit 2, exactly one line on stderr
 one_line_exit2() {
