@@ -18,6 +18,7 @@
 #                        read policy's cold scan on an SSD-like loop device
 #                        and the HDD model, one table, PNG + JSON in
 #                        $(UNTORN_DEMO_DIR) (default /var/tmp/untorn-demo)
+#   make man             the scripts' manual pages, from their --help
 #   make install PREFIX=/usr/local DESTDIR=
 #                        command, library, header, pkg-config file, man
 #                        pages; scripts, bpftrace scripts and fio jobs in
@@ -66,7 +67,7 @@ HAVE_FUSE3 := $(shell pkg-config --exists fuse3 && echo yes)
 
 .PHONY: deps-fuzz deps-lint
 .PHONY: all test check deps demo install uninstall clean crash-test tsan fuzz fuzz-build lint \
-	test-build kernel-matrix kernel-test kmod check-layers
+	test-build kernel-matrix kernel-test kmod check-layers man
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(UNTORN) $(FSCHECK) $(JWWRITE) $(if $(HAVE_FUSE3),$(HDD))
 
@@ -218,10 +219,20 @@ USER_SCRIPTS := bench-matrix bt-plot crash-sim demo emulate-hdd fio-compare \
 SHARE        := $(DESTDIR)$(PREFIX)/share/untorn
 MANDIR       := $(DESTDIR)$(PREFIX)/share/man
 
-install: all
+# their manual pages, made from each one's --help (dev/help2man) so the
+# two cannot drift; the concepts' pages are written by hand in man/
+SCRIPT_MANS  := $(USER_SCRIPTS:%=$(BUILD)/man/untorn-%.1)
+
+man: $(SCRIPT_MANS)
+
+$(BUILD)/man/untorn-%.1: scripts/% dev/help2man
+	@mkdir -p $(dir $@)
+	dev/help2man untorn-$* 1 -- scripts/$* > $@.tmp && mv $@.tmp $@
+
+install: all man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 		$(DESTDIR)$(PREFIX)/include/untorn $(SHARE)/scripts/lib $(SHARE)/ebpf \
-		$(SHARE)/fio-jobs $(MANDIR)/man1 $(MANDIR)/man8
+		$(SHARE)/fio-jobs $(MANDIR)/man1 $(MANDIR)/man5 $(MANDIR)/man7 $(MANDIR)/man8
 	install -m 755 $(UNTORN) $(DESTDIR)$(PREFIX)/bin/untorn
 	install -m 755 $(FSCHECK) $(DESTDIR)$(PREFIX)/bin/untorn-fscheck
 	install -m 755 $(JWWRITE) $(DESTDIR)$(PREFIX)/bin/untorn-jw-write
@@ -247,6 +258,9 @@ install: all
 	done
 	install -m 644 engine/cli/untorn.1 $(MANDIR)/man1/
 	install -m 644 fs-integration/untorn-fscheck.8 $(MANDIR)/man8/
+	install -m 644 $(SCRIPT_MANS) $(MANDIR)/man1/
+	install -m 644 man/untorn-format.5 $(MANDIR)/man5/
+	install -m 644 man/untorn-guards.7 $(MANDIR)/man7/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/untorn $(DESTDIR)$(PREFIX)/bin/untorn-fscheck \
@@ -256,7 +270,9 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/include/untorn.h
 	rm -rf $(DESTDIR)$(PREFIX)/include/untorn $(SHARE)
 	rm -f $(USER_SCRIPTS:%=$(DESTDIR)$(PREFIX)/bin/untorn-%) $(DESTDIR)$(PREFIX)/bin/untorn-hdd \
-		$(MANDIR)/man1/untorn.1 $(MANDIR)/man8/untorn-fscheck.8
+		$(MANDIR)/man1/untorn.1 $(MANDIR)/man8/untorn-fscheck.8 \
+		$(USER_SCRIPTS:%=$(MANDIR)/man1/untorn-%.1) $(MANDIR)/man5/untorn-format.5 \
+		$(MANDIR)/man7/untorn-guards.7
 
 clean:
 	rm -rf $(BUILD) build-address-undefined build-thread $(FUZZ_BUILD)

@@ -98,12 +98,15 @@ for f in bin/untorn-fscheck bin/untorn-jw-write bin/untorn-mkfs-journal bin/unto
 	 bin/untorn-profile bin/untorn-fio-compare bin/untorn-demo share/untorn/ebpf/pick \
 	 share/untorn/ebpf/jbd2-commit.bt share/untorn/ebpf/old/uring.bt share/untorn/fio-jobs/doublewrite.fio \
 	 share/untorn/fio-jobs/hdd.fio share/untorn/scripts/lib/common.sh \
-	 share/man/man1/untorn.1 share/man/man8/untorn-fscheck.8; do
+	 share/man/man1/untorn.1 share/man/man8/untorn-fscheck.8 share/man/man1/untorn-mkfs-journal.1 \
+	 share/man/man5/untorn-format.5 share/man/man7/untorn-guards.7; do
 	[ -e "$prefix/usr/$f" ] || missing="$missing $f"
 done
 # scripts/ holds what users run: every program there is installed
 for f in "$TOP"/scripts/*; do
-	[ -f "$f" ] && [ -x "$f" ] && [ ! -e "$prefix/usr/bin/untorn-${f##*/}" ] && missing="$missing bin/untorn-${f##*/}"
+	[ -f "$f" ] && [ -x "$f" ] || continue
+	[ -e "$prefix/usr/bin/untorn-${f##*/}" ] || missing="$missing bin/untorn-${f##*/}"
+	[ -e "$prefix/usr/share/man/man1/untorn-${f##*/}.1" ] || missing="$missing share/man/man1/untorn-${f##*/}.1"
 done
 [ -z "$missing" ] || echo "# missing:$missing"
 [ -z "$missing" ]
@@ -131,9 +134,16 @@ done
 for o in $("$prefix/usr/bin/untorn-fscheck" --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u); do
 	grep -qF -- "$(echo "$o" | sed 's/-/\\-/g')" "$TOP/fs-integration/untorn-fscheck.8" || bad="$bad untorn-fscheck $o;"
 done
+for s in "$prefix"/usr/bin/untorn-*; do
+	case $s in */untorn-fscheck|*/untorn-hdd|*/untorn-jw-write) continue ;; esac
+	page=$prefix/usr/share/man/man1/${s##*/}.1
+	for o in $("$s" --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+		grep -qF -- "$(echo "$o" | sed 's/-/\\-/g')" "$page" 2>/dev/null || bad="$bad ${s##*/} $o;"
+	done
+done
 [ -z "$bad" ] || echo "# not in the man page:$bad"
 [ -z "$bad" ]
-ok $? "every option in untorn's and untorn-fscheck's --help is in their man pages"
+ok $? "every option in the --help of untorn, untorn-fscheck and each installed script is in its man page"
 
 # the installed scripts use the installed binaries and files
 found=$(env -u UNTORN -u UNTORN_FSCHECK -u UNTORN_HDD bash -c \
@@ -145,11 +155,11 @@ echo "# $found; $job"
 ok $? "installed scripts find the installed untorn, untorn-fscheck and fio-jobs/"
 
 if command -v groff >/dev/null; then
-	warn=$(for m in "$prefix"/usr/share/man/man1/untorn.1 "$prefix"/usr/share/man/man8/untorn-fscheck.8; do
-		groff -man -ww -z "$m" 2>&1; done)
+	pages=$(ls "$prefix"/usr/share/man/man*/*.[1-8])
+	warn=$(for m in $pages; do groff -man -ww -z "$m" 2>&1; done)
 	[ -z "$warn" ] || echo "$warn" | sed 's/^/# /'
 	[ -z "$warn" ] && grep -q '^\.SH EXIT STATUS' "$prefix/usr/share/man/man8/untorn-fscheck.8"
-	ok $? "man pages untorn(1) and untorn-fscheck(8) format without warnings"
+	ok $? "every installed man page formats without warnings ($(echo $pages | wc -w) pages)"
 else
 	ok_skip "man pages format without warnings" "groff not installed (apt-get install groff-base)"
 fi
