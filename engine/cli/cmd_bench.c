@@ -657,7 +657,7 @@ int cmd_bench(int argc, char **argv)
 	}
 	ret = bench_parse(argc - 1, argv + 1, &b, &eo, &as_json);
 	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_ERROR;
+		return ret == 1 ? EXIT_OK : EXIT_ERROR; /* 1: --help */
 	b.cleaners = eo.cleaners;
 	if (b.ack_dev_path) {
 		ret = ack_dev_open(&b.ack_dev, b.ack_dev_path);

@@ -126,7 +126,7 @@ int cmd_load(int argc, char **argv)
 
 	ret = load_parse(argc, argv, &lo);
 	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_ERROR;
+		return ret == 1 ? EXIT_OK : EXIT_ERROR; /* 1: --help */
 	while (mask < lo.rows)
 		mask <<= 1;
 	mask -= 1;
