@@ -158,7 +158,9 @@ int main(int argc, char **argv)
 	struct ut_fscaps caps;
 	uint32_t ps = 16384;
 	int c, as_json = 0, untorn = 0, ret;
+	char what[256];
 
+	opterr = 0; /* refusals are one line, ours */
 	while ((c = getopt_long(argc, argv, "p:e:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -183,7 +185,9 @@ int main(int argc, char **argv)
 			fputs(help, stdout);
 			return 0;
 		default:
-			fprintf(stderr, "untorn-fscheck: bad option; try 'untorn-fscheck --help'\n");
+			ut_getopt_error(argv, what, sizeof(what));
+			fprintf(stderr, "untorn-fscheck: %s; try 'untorn-fscheck --help'\n",
+				what);
 			return 2;
 		}
 	}

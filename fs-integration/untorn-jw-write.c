@@ -68,10 +68,12 @@ static int parse_args(int argc, char **argv, struct jw_args *a)
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
+	char what[256];
 	int c;
 
 	a->fill = -1;
 	a->count = 1;
+	opterr = 0; /* refusals are one line, ours */
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -106,6 +108,9 @@ static int parse_args(int argc, char **argv, struct jw_args *a)
 			fputs(usage, stdout);
 			exit(0);
 		default:
+			ut_getopt_error(argv, what, sizeof(what));
+			fprintf(stderr, "untorn-jw-write: %s; try 'untorn-jw-write --help'\n",
+				what);
 			return -EINVAL;
 		}
 	}

@@ -13,7 +13,7 @@ UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-cli-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 21
+ktap_plan 22
 
 S=$scratch/store
 "$UNTORN" init "$S" --page-size 16k >/dev/null
@@ -104,6 +104,32 @@ expect_fail "check: data file shorter than a superblock" "too short to hold a su
 "$UNTORN" init "$scratch/s8" --page-size 8k >/dev/null
 dd if="$S/untorn.dat" of="$scratch/s8/untorn.dat" bs=512 count=3 conv=notrunc status=none
 expect_fail "check: data file's pages are 8k, superblock says 16k" "pages are 8192 bytes but the superblock says 16384" "$scratch/s8" -- check "$scratch/s8"
+
+# getopt's refusals: one line of ours (never getopt's own on top), naming
+# the option, exit 2, for every command and the other programs
+bad=""
+one_line() {	# WHAT EXPECTED CMD...: exit 2 and exactly one stderr line with EXPECTED
+	local what=$1 want=$2 rc
+	shift 2
+	"$@" >/dev/null 2>"$scratch/opt.err"
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(wc -l <"$scratch/opt.err")" -eq 1 ] && grep -qF -- "$want" "$scratch/opt.err" ||
+		{ bad="$bad [$what: exit $rc: $(tr '\n' '|' <"$scratch/opt.err")]"; }
+}
+for cmd in init info check put get delete load "bench write" "bench scan" recover verify; do
+	# shellcheck disable=SC2086
+	one_line "$cmd --no-such" "unknown option '--no-such'" "$UNTORN" $cmd "$S" --no-such
+done
+one_line "bench --threads" "--threads needs a value" "$UNTORN" bench write "$S" --threads
+one_line "check --json=1" "--json takes no value" "$UNTORN" check --json=1 "$S"
+one_line "init -q" "unknown option '-q'" "$UNTORN" init -q "$scratch/q"
+FSCHECK=$(dirname "$UNTORN")/untorn-fscheck
+one_line "untorn-fscheck --no-such" "unknown option '--no-such'" "$FSCHECK" --no-such /
+one_line "untorn-fscheck --page-size" "--page-size needs a value" "$FSCHECK" / --page-size
+one_line "untorn-jw-write --no-such" "unknown option '--no-such'" "$(dirname "$UNTORN")/untorn-jw-write" --no-such
+[ -z "$bad" ] || echo "# $bad"
+[ -z "$bad" ]
+ok $? "a bad option is one line naming it, exit 2: every command, untorn-fscheck, untorn-jw-write"
 
 expect_fail "unknown command" "unknown command" "$S" -- frobnicate "$S"
 expect_fail "check without DIR" "give exactly one DIR" "$S" -- check

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * parse.c - size parsing for the command line.
+ * parse.c - size parsing for the command line, and getopt's refusals in
+ * words.
  */
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <untorn/parse.h>
@@ -55,4 +58,19 @@ int ut_parse_size(const char *text, uint64_t max, uint64_t *out)
 		return -ERANGE;
 	*out = value;
 	return 0;
+}
+
+void ut_getopt_error(char **argv, char *buf, size_t len)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	const char *eq = strchr(arg, '=');
+
+	if (strncmp(arg, "--", 2))
+		snprintf(buf, len, "unknown option '-%c'", optopt ? optopt : '?');
+	else if (optopt && eq)
+		snprintf(buf, len, "%.*s takes no value", (int)(eq - arg), arg);
+	else if (optopt)
+		snprintf(buf, len, "%s needs a value", arg);
+	else
+		snprintf(buf, len, "unknown option '%s'", arg);
 }

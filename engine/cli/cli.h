@@ -64,6 +64,9 @@ void cli_inject_from_env(void);
 /* Prints "untorn: <msg>" on stderr and returns EXIT_ERROR. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* For bad usage: the message, then "try 'untorn CMD --help'". */
+/* getopt_long's '?': the unknown option, or the one missing its value,
+ * named in one line (opterr is 0); returns EXIT_ERROR. */
+int cli_bad_option(const char *cmd, char **argv);
 int cli_usage_fail(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

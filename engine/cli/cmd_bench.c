@@ -552,7 +552,7 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 			fputs(bench_help, stdout);
 			return 1;
 		default:
-			return cli_usage_fail("bench", "bad option");
+			return cli_bad_option("bench", argv);
 		}
 	}
 	if (optind != argc - 1)

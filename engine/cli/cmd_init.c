@@ -97,7 +97,7 @@ int cmd_init(int argc, char **argv)
 			fputs(init_help, stdout);
 			return EXIT_OK;
 		default:
-			return cli_usage_fail("init", "bad option");
+			return cli_bad_option("init", argv);
 		}
 	}
 	if (optind != argc - 1)

@@ -94,7 +94,7 @@ static int load_parse(int argc, char **argv, struct load_opts *lo)
 			fputs(load_help, stdout);
 			return 1;
 		default:
-			return cli_usage_fail("load", "bad option");
+			return cli_bad_option("load", argv);
 		}
 	}
 	if (optind != argc - 1)

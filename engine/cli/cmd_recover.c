@@ -135,7 +135,7 @@ int cmd_recover(int argc, char **argv)
 			fputs(recover_help, stdout);
 			return EXIT_OK;
 		default:
-			return cli_usage_fail("recover", "bad option");
+			return cli_bad_option("recover", argv);
 		}
 	}
 	if (optind != argc - 1)

@@ -12,7 +12,8 @@
 /*
  * "CMD DIR KEY [VALUE] [--wait S]": --wait and --help anywhere, every
  * other word positional, so a VALUE may start with '-' ("--" ends the
- * options too).  Returns 0 with pos[] the DIR, KEY (and VALUE), -1 after
+ * options too); before the VALUE a word starting with '-' is an unknown
+ * option.  Returns 0 with pos[] the DIR, KEY (and VALUE), -1 after
  * printing the help, or EXIT_ERROR after a usage message.
  */
 static int row_args(const char *cmd, int argc, char **argv, int want,
@@ -37,6 +38,10 @@ static int row_args(const char *cmd, int argc, char **argv, int want,
 		} else if (options && !strncmp(argv[i], "--wait=", 7)) {
 			if (cli_parse_wait(cmd, argv[i] + 7))
 				return EXIT_ERROR;
+		} else if (options && n < 2 && argv[i][0] == '-' && argv[i][1]) {
+			/* DIR and KEY never start with '-' ("--" first if a
+			 * DIR does); only a VALUE may */
+			return cli_usage_fail(cmd, "unknown option '%s'", argv[i]);
 		} else if (n < want) {
 			pos[n++] = argv[i];
 		} else {

@@ -168,7 +168,7 @@ int cmd_bench_scan(int argc, char **argv)
 			fputs(scan_help, stdout);
 			return EXIT_OK;
 		default:
-			return cli_usage_fail("bench", "bad option");
+			return cli_bad_option("bench", argv);
 		}
 	}
 	if (optind != argc - 1)

@@ -102,7 +102,7 @@ int cmd_verify(int argc, char **argv)
 			fputs(verify_help, stdout);
 			return EXIT_OK;
 		default:
-			return cli_usage_fail("verify", "bad option");
+			return cli_bad_option("verify", argv);
 		}
 	}
 	if (optind != argc - 1)

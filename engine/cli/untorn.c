@@ -75,6 +75,14 @@ int cli_usage_fail(const char *cmd, const char *fmt, ...)
 	return ret;
 }
 
+int cli_bad_option(const char *cmd, char **argv)
+{
+	char what[256];
+
+	ut_getopt_error(argv, what, sizeof(what));
+	return cli_usage_fail(cmd, "%s", what);
+}
+
 int cli_parse_num(const char *cmd, const char *what, const char *arg,
 		  uint64_t min, uint64_t max, uint64_t *out)
 {
@@ -161,7 +169,7 @@ int cli_parse_json_dir(const char *cmd, const char *help, int argc, char **argv,
 			fputs(help, stdout);
 			return 1;
 		default:
-			return cli_usage_fail(cmd, "bad option");
+			return cli_bad_option(cmd, argv);
 		}
 	}
 	if (optind != argc - 1)
@@ -185,6 +193,7 @@ int main(int argc, char **argv)
 {
 	unsigned i;
 
+	opterr = 0; /* cli_bad_option says it, in one line */
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_ERROR;

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * parse.h - parsing what users type: sizes such as "16k", "4KiB", "1M".
+ * parse.h - parsing what users type: sizes such as "16k", "4KiB", "1M",
+ * and what was wrong with an option getopt_long(3) refused.
  */
 #ifndef UNTORN_PARSE_H
 #define UNTORN_PARSE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -14,5 +16,13 @@
  * else, -ERANGE when the value exceeds max.
  */
 int ut_parse_size(const char *text, uint64_t max, uint64_t *out);
+
+/*
+ * After getopt_long(3) returned '?' (with opterr 0, so it printed
+ * nothing): what was wrong, in words for one error line, into buf --
+ * "unknown option '--foo'", "--threads needs a value", "--json takes no
+ * value".  argv is the vector getopt_long was given.
+ */
+void ut_getopt_error(char **argv, char *buf, size_t len);
 
 #endif
