@@ -24,7 +24,7 @@
 #                        pages; scripts, bpftrace scripts and fio jobs in
 #                        PREFIX/share/untorn, the scripts as untorn-NAME
 
-VERSION    := 0.1.0
+VERSION    := $(shell cat VERSION)
 SOVERSION  := 0
 PREFIX     ?= /usr/local
 DESTDIR    ?=
@@ -90,7 +90,7 @@ $(UNTORN): $(CLI_OBJS) $(STATIC_LIB)
 # the HDD model (scripts/emulate-hdd), built when libfuse3-dev is installed
 $(HDD): fs-integration/untorn-hdd.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -Wall -Wextra -Werror $(CFLAGS) $$(pkg-config --cflags fuse3) \
+	$(CC) -std=gnu11 -Wall -Wextra -Werror -DUNTORN_VERSION='"$(VERSION)"' $(CFLAGS) $$(pkg-config --cflags fuse3) \
 		-o $@ $< $$(pkg-config --libs fuse3) -lm -lpthread
 
 $(FSCHECK): $(BUILD)/fs-integration/untorn-fscheck.o $(STATIC_LIB)
@@ -140,7 +140,7 @@ fuzz-build: $(if $(filter 0,$(shell id -u)),deps-fuzz)
 # any finding fails (the kernel module is checked by its compiler, -Werror
 # in its Kbuild, and by the kernel matrix)
 LINT_SRCS := $(LIB_SRCS) $(CLI_SRCS) fs-integration/untorn-fscheck.c fs-integration/untorn-jw-write.c
-LINT_INC  := -D_GNU_SOURCE -DUT_HAVE_SDT -Iengine/include -Iengine -Ifs-integration/fscaps -Ifs-integration/kmod
+LINT_INC  := -D_GNU_SOURCE -DUT_HAVE_SDT -DUNTORN_VERSION='"$(VERSION)"' -Iengine/include -Iengine -Ifs-integration/fscaps -Ifs-integration/kmod
 
 # every C file of the project already formatted as .clang-format says
 # (the kernel's style); `clang-format -i FILE` fixes one
@@ -222,8 +222,17 @@ MANDIR       := $(DESTDIR)$(PREFIX)/share/man
 # their manual pages, made from each one's --help (dev/help2man) so the
 # two cannot drift; the concepts' pages are written by hand in man/
 SCRIPT_MANS  := $(USER_SCRIPTS:%=$(BUILD)/man/untorn-%.1)
+PROG_MANS    := $(BUILD)/man/untorn-jw-write.1 $(if $(HAVE_FUSE3),$(BUILD)/man/untorn-hdd.1)
 
-man: $(SCRIPT_MANS)
+man: $(SCRIPT_MANS) $(PROG_MANS)
+
+$(BUILD)/man/untorn-jw-write.1: $(JWWRITE) dev/help2man
+	@mkdir -p $(dir $@)
+	dev/help2man untorn-jw-write 1 -- $(JWWRITE) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/man/untorn-hdd.1: $(HDD) dev/help2man
+	@mkdir -p $(dir $@)
+	dev/help2man untorn-hdd 1 -- $(HDD) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/man/untorn-%.1: scripts/% dev/help2man
 	@mkdir -p $(dir $@)
@@ -248,6 +257,7 @@ install: all man
 	$(if $(HAVE_FUSE3),install -m 755 $(HDD) $(DESTDIR)$(PREFIX)/bin/untorn-hdd)
 	install -m 755 $(USER_SCRIPTS:%=scripts/%) $(SHARE)/scripts/
 	install -m 644 scripts/lib/*.sh $(SHARE)/scripts/lib/
+	install -m 644 VERSION $(SHARE)/
 	install -m 644 ebpf/*.bt ebpf/*_example.txt ebpf/PROBES.md ebpf/README.md $(SHARE)/ebpf/
 	install -d $(SHARE)/ebpf/old
 	install -m 644 ebpf/old/*.bt $(SHARE)/ebpf/old/
@@ -258,7 +268,7 @@ install: all man
 	done
 	install -m 644 engine/cli/untorn.1 $(MANDIR)/man1/
 	install -m 644 fs-integration/untorn-fscheck.8 $(MANDIR)/man8/
-	install -m 644 $(SCRIPT_MANS) $(MANDIR)/man1/
+	install -m 644 $(SCRIPT_MANS) $(PROG_MANS) $(MANDIR)/man1/
 	install -m 644 man/untorn-format.5 $(MANDIR)/man5/
 	install -m 644 man/untorn-guards.7 $(MANDIR)/man7/
 
@@ -272,6 +282,7 @@ uninstall:
 	rm -f $(USER_SCRIPTS:%=$(DESTDIR)$(PREFIX)/bin/untorn-%) $(DESTDIR)$(PREFIX)/bin/untorn-hdd \
 		$(MANDIR)/man1/untorn.1 $(MANDIR)/man8/untorn-fscheck.8 \
 		$(USER_SCRIPTS:%=$(MANDIR)/man1/untorn-%.1) $(MANDIR)/man5/untorn-format.5 \
+		$(MANDIR)/man1/untorn-jw-write.1 $(MANDIR)/man1/untorn-hdd.1 \
 		$(MANDIR)/man7/untorn-guards.7
 
 clean:

@@ -152,6 +152,7 @@ int main(int argc, char **argv)
 		{ "engine", required_argument, NULL, 'e' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
 	struct ut_verdict v[4];
@@ -183,6 +184,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(help, stdout);
+			return 0;
+		case 'V':
+			printf("untorn-fscheck %s\n", UNTORN_VERSION);
 			return 0;
 		default:
 			ut_getopt_error(argv, what, sizeof(what));

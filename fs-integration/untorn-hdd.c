@@ -359,14 +359,40 @@ static int parse_model(int *argc, char **argv)
 	return 0;
 }
 
+static const char hdd_help[] =
+	"untorn-hdd - a 7200 rpm disk model as a FUSE file: every request\n"
+	"to the file is charged what a disk would take (seek by distance,\n"
+	"rotation, transfer, cache flush).  Run by untorn-emulate-hdd, which\n"
+	"puts a loop device on the file; run it by hand only to debug.\n"
+	"\n"
+	"USAGE: untorn-hdd BACKING_FILE MOUNTPOINT [--seek-min MS] [--seek-max MS]\n"
+	"                  [--rpm N] [--mbps N] [--flush-ms MS] [--ncq N] [-f]\n"
+	"  --seek-min MS   shortest seek (default 0.5)\n"
+	"  --seek-max MS   full-stroke seek (default 6)\n"
+	"  --rpm N         spindle speed (default 7200)\n"
+	"  --mbps N        media transfer rate in MB/s (default 190)\n"
+	"  --flush-ms MS   cache flush time (default 4)\n"
+	"  --ncq N         command queue depth, shortest positioning first\n"
+	"                  (default 32; 1: arrival order)\n"
+	"  -f              stay in the foreground\n"
+	"Exit: 0 unmounted, 2 bad usage or the backing file cannot be opened.\n";
+
 int main(int argc, char **argv)
 {
 	struct stat st;
 	char *fargv[16];
 	int fargc = 0, i;
 
+	if (argc == 2 && !strcmp(argv[1], "--version")) {
+		printf("untorn-hdd %s\n", UNTORN_VERSION);
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "--help")) {
+		printf("%s", hdd_help);
+		return 0;
+	}
 	if (parse_model(&argc, argv) || argc < 3) {
-		fprintf(stderr, "usage: untorn-hdd BACKING_FILE MOUNTPOINT [--seek-min MS] [--seek-max MS] [--rpm N] [--mbps N] [--flush-ms MS] [--ncq N] [-f]\n");
+		fprintf(stderr, "usage: untorn-hdd BACKING_FILE MOUNTPOINT [--seek-min MS] [--seek-max MS] [--rpm N] [--mbps N] [--flush-ms MS] [--ncq N] [-f]; see --help\n");
 		return 2;
 	}
 	hdd.fd = open(argv[1], O_RDWR | O_CLOEXEC);

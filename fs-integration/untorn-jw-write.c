@@ -65,6 +65,7 @@ static int parse_args(int argc, char **argv, struct jw_args *a)
 		{ "plain", no_argument, NULL, 'p' },
 		{ "syncer", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
@@ -106,6 +107,9 @@ static int parse_args(int argc, char **argv, struct jw_args *a)
 			break;
 		case 'h':
 			fputs(usage, stdout);
+			exit(0);
+		case 'V':
+			printf("untorn-jw-write %s\n", UNTORN_VERSION);
 			exit(0);
 		default:
 			ut_getopt_error(argv, what, sizeof(what));

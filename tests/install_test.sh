@@ -15,7 +15,7 @@ prefix=$(mktemp -d "/tmp/untorn-install-$$-XXXXXX")
 trap 'rm -rf "$prefix"' EXIT
 scratch=$prefix
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 10
+ktap_plan 11
 
 make -s -C "$TOP" install BUILD="$BUILD" PREFIX="$prefix/usr" DESTDIR= >"$prefix/log" 2>&1
 rc=$?
@@ -135,7 +135,7 @@ for o in $("$prefix/usr/bin/untorn-fscheck" --help 2>&1 | grep -o -- '--[a-z][a-
 	grep -qF -- "$(echo "$o" | sed 's/-/\\-/g')" "$TOP/fs-integration/untorn-fscheck.8" || bad="$bad untorn-fscheck $o;"
 done
 for s in "$prefix"/usr/bin/untorn-*; do
-	case $s in */untorn-fscheck|*/untorn-hdd|*/untorn-jw-write) continue ;; esac
+	case $s in */untorn-fscheck) continue ;; esac
 	page=$prefix/usr/share/man/man1/${s##*/}.1
 	for o in $("$s" --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u); do
 		grep -qF -- "$(echo "$o" | sed 's/-/\\-/g')" "$page" 2>/dev/null || bad="$bad ${s##*/} $o;"
@@ -143,7 +143,16 @@ for s in "$prefix"/usr/bin/untorn-*; do
 done
 [ -z "$bad" ] || echo "# not in the man page:$bad"
 [ -z "$bad" ]
-ok $? "every option in the --help of untorn, untorn-fscheck and each installed script is in its man page"
+ok $? "every option in the --help of untorn, untorn-fscheck and each installed script and program is in its man page"
+
+# --version: every installed program and script names itself and the release
+bad=""
+for s in "$prefix"/usr/bin/untorn*; do
+	[ "$("$s" --version 2>&1)" = "${s##*/} $(cat "$TOP/VERSION")" ] || bad="$bad ${s##*/}($("$s" --version 2>&1 | head -1))"
+done
+[ -z "$bad" ] || echo "# wrong --version:$bad"
+[ -z "$bad" ]
+ok $? "--version of every installed program and script: its name and $(cat "$TOP/VERSION")"
 
 # the installed scripts use the installed binaries and files
 found=$(env -u UNTORN -u UNTORN_FSCHECK -u UNTORN_HDD bash -c \

@@ -4,7 +4,7 @@
 # setting `prog`): one-line errors with exit 2, checks for root and for
 # tools (naming the Debian package to install), and where the untorn
 # binaries are (the build tree, else the installed ones on PATH).
-# Sets: top (the tree or the installed share directory), UNTORN,
+# Answers --version.  Sets: top (the tree or the installed share directory), UNTORN,
 # UNTORN_FSCHECK, UNTORN_HDD (unless already set in the environment).
 
 die() { echo "$prog: $*" >&2; exit 2; }
@@ -147,6 +147,13 @@ find_bin() {
 }
 
 top=${top:-$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)}
+
+# --version as a script's first argument (a file sourced without
+# arguments sees the script's): the installed name and the release
+if [ "${1:-}" = --version ]; then
+	echo "untorn-$prog $(cat "$top/VERSION" 2>/dev/null || echo unknown)"
+	exit 0
+fi
 UNTORN=${UNTORN:-$(find_bin untorn)}
 UNTORN_FSCHECK=${UNTORN_FSCHECK:-$(find_bin untorn-fscheck)}
 UNTORN_HDD=${UNTORN_HDD:-$(find_bin untorn-hdd)}
