@@ -186,7 +186,8 @@ static void usage(FILE *out)
 	for (i = 0; i < N_COMMANDS; i++)
 		fprintf(out, "  %-7s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\n'untorn COMMAND --help' describes a command.\n"
-		     "exit status: 0 ok, 1 corrupt pages found (check), 2 error\n");
+		     "exit status: 0 ok; 1 corrupt pages (check), lost or damaged rows\n"
+		     "(verify), no such key (get, delete); 2 error\n");
 }
 
 int main(int argc, char **argv)
