@@ -6,14 +6,16 @@
 # write per 64 page writes and the page jobs fdatasync once per 64
 # writes (fio 3.33's async engines would sync after every write);
 # fio-compare prints a row per job and writes its JSON, removes the files
-# it made, and refuses bad input with exit 2.
+# it made, warns when a pattern runs where it means nothing, gives the
+# summary JSON alone on stdout with --output-format json, and refuses bad
+# input with exit 2.
 set -u
 
 top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/var/tmp}/untorn-fio-test-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 6
+ktap_plan 8
 command -v fio >/dev/null || ktap_skip_rest "fio jobs" "fio not installed (apt-get install fio)"
 
 # every pattern parses with each device include
@@ -58,12 +60,36 @@ grep -q '^doublewrite-pages  *write ' "$scratch/table" && grep -q '^reads-seq-1m
 		"$scratch/out/summary.json" 2>/dev/null
 ok $? "fio-compare prints a row per job and writes summary.json (6 jobs from 3 files)"
 
+# the journal pattern ran on $scratch, which is not ext4 data=journal
+# (the test directory; skip if it is)
+if findmnt -no OPTIONS -T "$scratch" | tail -1 | grep -q 'data=journal'; then
+	ok_skip "fio-compare warns of the journal pattern off data=journal" "the test directory is on data=journal"
+else
+	[ "$(grep -c 'warning: journal runs on .*not ext4 data=journal' "$scratch/log")" -eq 1 ] &&
+		! grep -q 'warning: \(doublewrite\|reads\)' "$scratch/log"
+	ok $? "fio-compare warns, once, that the journal pattern ran off ext4 data=journal (and nothing else)"
+fi
+
+"$top/scripts/fio-compare" --dir "$scratch" --jobs redo --runtime 1 --size 16m --output-format json \
+	--out "$scratch/out-json" > "$scratch/json" 2>"$scratch/json.err"
+rc=$?
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [j["job"] for j in d["jobs"]] == ["redo-group-commit"], d
+assert d == json.load(open(sys.argv[2]))' "$scratch/json" "$scratch/out-json/summary.json" 2>"$scratch/py.err" &&
+	[ $rc -eq 0 ] && grep -q '^redo-group-commit ' "$scratch/json.err"
+rc_all=$?
+[ $rc_all -eq 0 ] || sed 's/^/# /' "$scratch/py.err" "$scratch/json.err" | tail -5
+ok $rc_all "--output-format json: stdout is summary.json alone, the table goes to stderr"
+
 left=$(find "$scratch" -maxdepth 1 -name 'untorn-fio.*' | wc -l)
 [ "$left" -eq 0 ]
 ok $? "fio-compare removes the files its jobs made ($left left)"
 
 bad=""
 for args in "--dir $scratch --device floppy" "--dir $scratch --jobs nosuch" "--jobs redo" \
+	    "--dir $scratch --output-format xml" \
 	    "--dir /nonexistent/dir --jobs redo" "--bogus"; do
 	# shellcheck disable=SC2086
 	"$top/scripts/fio-compare" $args --out "$scratch/bad" >"$scratch/o" 2>"$scratch/e"
