@@ -258,6 +258,7 @@ static struct ut_frame *frame_claim(struct ut_bpool *bp, uint32_t page_no,
 	f->oldest_lsn = 0;
 	f->newest_lsn = 0;
 	f->io_fix = 0;
+	f->redirty_lsn = 0;
 	f->torn = 0;
 	atomic_store(&f->fix, 1);
 	hash_insert(bp, f);
@@ -358,6 +359,8 @@ void ut_bpool_dirty_locked(struct ut_bpool *bp, struct ut_frame *f,
 			   uint64_t start_lsn, uint64_t end_lsn)
 {
 	f->newest_lsn = end_lsn;
+	if (f->io_fix && !f->redirty_lsn)
+		f->redirty_lsn = start_lsn;
 	if (f->oldest_lsn)
 		return;
 	f->oldest_lsn = start_lsn;
@@ -386,6 +389,48 @@ void ut_bpool_clean_locked(struct ut_bpool *bp, struct ut_frame *f)
 	f->fl_prev = f->fl_next = NULL;
 	f->oldest_lsn = 0;
 	bp->n_dirty--;
+}
+
+/*
+ * Back into the flush list at the place of its new oldest LSN: after the
+ * frames first changed since then, which are few (they were changed
+ * while the batch was written), so the walk from the newest end is short.
+ * The list stays sorted, and its tail stays the checkpoint's bound.
+ */
+static void flush_list_reinsert(struct ut_bpool *bp, struct ut_frame *f, uint64_t oldest_lsn)
+{
+	struct ut_frame *next;
+
+	ut_bpool_clean_locked(bp, f);
+	for (next = bp->fl_head; next && next->oldest_lsn > oldest_lsn;)
+		next = next->fl_next;
+	f->oldest_lsn = oldest_lsn;
+	f->fl_next = next;
+	f->fl_prev = next ? next->fl_prev : bp->fl_tail;
+	if (f->fl_prev)
+		f->fl_prev->fl_next = f;
+	else
+		bp->fl_head = f;
+	if (next)
+		next->fl_prev = f;
+	else
+		bp->fl_tail = f;
+	bp->n_dirty++;
+}
+
+void ut_bpool_flushed_locked(struct ut_bpool *bp, struct ut_frame *f)
+{
+	if (f->redirty_lsn)
+		flush_list_reinsert(bp, f, f->redirty_lsn);
+	else
+		ut_bpool_clean_locked(bp, f);
+	f->redirty_lsn = 0;
+}
+
+void ut_bpool_unfix(struct ut_bpool *bp, struct ut_frame *f)
+{
+	(void)bp;
+	atomic_fetch_sub(&f->fix, 1);
 }
 
 void ut_bpool_set_need_free(struct ut_bpool *bp, void (*need_free)(void *arg), void *arg)
@@ -481,6 +526,7 @@ static struct ut_frame *prefetch_claim(struct ut_bpool *bp, uint32_t page_no)
 			f->state = UT_FRAME_READING;
 			f->oldest_lsn = f->newest_lsn = 0;
 			f->io_fix = f->torn = 0;
+			f->redirty_lsn = 0;
 			f->ra_unused = 1;
 			atomic_store(&f->fix, 1);
 			hash_insert(bp, f);

@@ -40,6 +40,9 @@ struct ut_frame {
 	atomic_int fix;
 	uint64_t oldest_lsn; /* 0: clean */
 	uint64_t newest_lsn;
+	/* io_fix: start LSN of the first change made after the cleaner
+	 * copied the page (writers need not wait for its write); 0: none */
+	uint64_t redirty_lsn;
 	struct ut_page_meta meta;
 	unsigned char *area;
 	struct ut_frame *hash_next;
@@ -146,6 +149,12 @@ void ut_bpool_get_stats(struct ut_bpool *bp, struct ut_bpool_stats *st);
 void ut_bpool_dirty_locked(struct ut_bpool *bp, struct ut_frame *f,
 			   uint64_t start_lsn, uint64_t end_lsn);
 void ut_bpool_clean_locked(struct ut_bpool *bp, struct ut_frame *f);
+/* Under the flush list's mutex, for a frame whose flush has ended: clean
+ * if unchanged since it was copied, else dirty from its redirty_lsn, in
+ * the flush list's order. */
+void ut_bpool_flushed_locked(struct ut_bpool *bp, struct ut_frame *f);
+/* Drops a fix taken without a latch (a cleaner's, after its copy). */
+void ut_bpool_unfix(struct ut_bpool *bp, struct ut_frame *f);
 /* Oldest modification LSN of any dirty page, or 0 when none. */
 uint64_t ut_bpool_oldest_lsn(struct ut_bpool *bp);
 unsigned ut_bpool_dirty_count(struct ut_bpool *bp);

@@ -47,7 +47,8 @@ void ut_cleaner_free(struct ut_cleaner *c)
 	c->ios = NULL;
 }
 
-/* Takes up to batch of the oldest dirty frames nobody else holds. */
+/* Takes up to batch of the oldest dirty frames nobody else holds,
+ * S-latched until copied. */
 static unsigned batch_collect(struct ut_flush *fl, struct ut_cleaner *c)
 {
 	struct ut_bpool *bp = fl->pool;
@@ -76,12 +77,13 @@ static void batch_finish(struct ut_flush *fl, struct ut_cleaner *c, unsigned n, 
 	for (i = 0; i < n; i++) {
 		f = c->frames[i];
 		if (ok)
-			ut_bpool_clean_locked(bp, f);
+			ut_bpool_flushed_locked(bp, f);
+		f->redirty_lsn = 0;
 		f->io_fix = 0;
 	}
 	ut_mutex_unlock(&bp->fl_mutex);
 	for (i = 0; i < n; i++)
-		ut_bpool_release(bp, c->frames[i], UT_S);
+		ut_bpool_unfix(bp, c->frames[i]);
 }
 
 /* The guard writes the batch in place, whole, and makes it durable. */
@@ -127,6 +129,11 @@ int ut_flush_batch(struct ut_flush *fl, struct ut_cleaner *c)
 		c->page_nos[i] = f->page_no;
 		if (f->newest_lsn > newest)
 			newest = f->newest_lsn;
+		/* copied: writers may change the frame while the copy is
+		 * written; io_fix and the fix keep it in the pool and out of
+		 * other batches, and ut_bpool_flushed_locked keeps it dirty
+		 * if they do */
+		ut_rwlock_unlock(&f->latch);
 	}
 	t0 = UT_PROBE_ENABLED(flush__batch__done) ? ut_now_ns() : 0;
 	UT_PROBE(flush__batch__start, guard_name(fl), n);
