@@ -63,7 +63,8 @@ static int engine_files(struct ut_engine *eng, const char *dir, struct ut_err *e
 /* The parts above the files: checkpoints, cleaners, the tree. */
 static void engine_parts_init(struct ut_engine *eng)
 {
-	ut_checkpointer_init(&eng->ckpt, &eng->pool, &eng->log, eng->store, &eng->space);
+	ut_checkpointer_init(&eng->ckpt, &eng->pool, &eng->log, eng->store,
+			     &eng->space, &eng->guard);
 	ut_flush_init(&eng->flush, &eng->pool, &eng->log, &eng->guard,
 		      &eng->ckpt, eng->opts.batch);
 	ut_flush_set_adaptive(&eng->flush, eng->opts.flushing == UT_FLUSHING_ADAPTIVE);

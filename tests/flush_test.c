@@ -4,8 +4,9 @@
  * has copied a page into its batch, writers change the page while the
  * batch is written (the data file's write is held back by a hook in the
  * syscall table), and the page stays dirty with the newer change, so it
- * is written again rather than dropped as clean.  For every guard that
- * runs here.
+ * is written again rather than dropped as clean; and every page written
+ * is synced before the checkpoint that counts on it, once per checkpoint
+ * for the guards that need no sync per batch.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -19,7 +20,7 @@
 #include "ktap.h"
 #include "testlib.h"
 
-#define NKEYS 2000
+#define NKEYS 6000
 #define VLEN 100
 /* how long a writer may take while the flush is held: far more than a
  * put needs, far less than the hold (which lasts until it returns) */
@@ -136,12 +137,12 @@ static void *writer_main(void *arg)
 }
 
 static struct ut_engine *open_store(enum ut_guard guard, const char *name,
-				    struct ut_err *err)
+				    unsigned cleaners, struct ut_err *err)
 {
 	struct ut_init_opts io = { .page_size = 4096,
 				   .guard = guard,
 				   .log_size = 8 << 20,
-				   .unsafe = guard == UT_GUARD_NONE };
+				   .unsafe = guard != UT_GUARD_DOUBLEWRITE };
 	struct ut_engine_opts o;
 	struct ut_engine *eng;
 	struct stat st;
@@ -152,6 +153,7 @@ static struct ut_engine *open_store(enum ut_guard guard, const char *name,
 	ut_engine_opts_default(&o);
 	o.pool_bytes = 4 << 20;
 	o.commit = UT_COMMIT_LAZY;
+	o.cleaners = cleaners;
 	if (ut_engine_open(dir, &o, &eng, NULL, err))
 		return NULL;
 	if (stat(ut_engine_data_path(eng), &st)) {
@@ -176,7 +178,7 @@ static int writable_while_flushed(enum ut_guard guard, const char *name)
 	pthread_t ft, wt;
 	int ok = 0, writer_free = 0;
 
-	fj.eng = open_store(guard, name, &err);
+	fj.eng = open_store(guard, name, 2, &err);
 	if (!fj.eng) {
 		ktap_diag("%s: %s", name, err.msg);
 		return 0;
@@ -221,13 +223,88 @@ close_engine:
 	return ok;
 }
 
+/* the order of the data file's writes and syncs, from the hook */
+#define EVENTS_MAX 4096
+static char events[EVENTS_MAX]; /* 'W' page, 'S' sync, 'C' checkpoint slot */
+static unsigned n_events;
+
+static ssize_t record_data_io(enum ut_op op, int fd, size_t len, off_t off)
+{
+	char ev;
+
+	if ((op != UT_OP_WRITE && op != UT_OP_FDATASYNC) || !is_data_file(fd))
+		return len;
+	ev = op == UT_OP_FDATASYNC ? 'S' : off < 4096 ? 'C' : 'W';
+	pthread_mutex_lock(&hook_mutex);
+	if (n_events < EVENTS_MAX)
+		events[n_events++] = ev;
+	pthread_mutex_unlock(&hook_mutex);
+	return len;
+}
+
+/*
+ * No cleaner threads, so the one writer of pages is the clean close:
+ * every batch, then the checkpoint.  Every page written must be synced
+ * before the checkpoint slot that says it is there; guards that sync per
+ * batch (doublewrite) show a sync per batch, the others one sync in all.
+ */
+static int synced_before_checkpoint(enum ut_guard guard, const char *name, int per_batch)
+{
+	struct ut_err err = { "" };
+	unsigned i, pages = 0, syncs = 0, slots = 0, pending = 0, bad = 0;
+	struct ut_engine *eng;
+
+	eng = open_store(guard, name, 0, &err);
+	if (!eng) {
+		ktap_diag("%s: %s", name, err.msg);
+		return 0;
+	}
+	n_events = 0;
+	ut_sys.io_admit = record_data_io;
+	if (!put_all(eng, 1) || !put_all(eng, 2)) {
+		ut_sys_reset();
+		ut_engine_close(eng, &err);
+		return 0;
+	}
+	if (ut_engine_close(eng, &err)) {
+		ut_sys_reset();
+		ktap_diag("%s: close: %s", name, err.msg);
+		return 0;
+	}
+	ut_sys_reset();
+	for (i = 0; i < n_events; i++) {
+		if (events[i] == 'W') {
+			pages++;
+			pending = 1;
+		} else if (events[i] == 'S') {
+			syncs++;
+			pending = 0;
+		} else {
+			slots++;
+			bad += pending;
+		}
+	}
+	ktap_diag("%s: %u page writes, %u data syncs, %u checkpoint slots, %u unsynced",
+		  name, pages, syncs, slots, bad);
+	if (!pages || !slots || bad || n_events == EVENTS_MAX)
+		return 0;
+	/* a checkpoint's slot is followed by its own sync */
+	return per_batch ? syncs >= (pages + 63) / 64 + slots : syncs == 2 * slots;
+}
+
 int main(void)
 {
 	test_scratch_dir("flush");
-	ktap_plan(2);
+	ktap_plan(5);
 	ktap_ok(writable_while_flushed(UT_GUARD_DOUBLEWRITE, "dw"),
 		"doublewrite: writers change pages while their flush is held, and the changes reach the disk");
 	ktap_ok(writable_while_flushed(UT_GUARD_NONE, "none"),
 		"none: writers change pages while their flush is held, and the changes reach the disk");
+	ktap_ok(synced_before_checkpoint(UT_GUARD_DOUBLEWRITE, "dw-sync", 1),
+		"doublewrite: the data file is synced after every batch and before the checkpoint");
+	ktap_ok(synced_before_checkpoint(UT_GUARD_NONE, "none-sync", 0),
+		"none: the data file is synced once, before the checkpoint, not per batch");
+	ktap_ok(synced_before_checkpoint(UT_GUARD_JOURNAL, "journal-sync", 0),
+		"journal: the data file is synced once, before the checkpoint, not per batch");
 	return ktap_finish();
 }

@@ -14,6 +14,7 @@
 #include <untorn/latch.h>
 #include <untorn/store.h>
 #include "buf/bpool.h"
+#include "guard/guard.h"
 #include "log/redo.h"
 #include "store/space.h"
 
@@ -22,15 +23,25 @@ struct ut_checkpointer {
 	struct ut_redo *log;
 	struct ut_store *store;
 	struct ut_space *space;
+	struct ut_page_guard *guard; /* synced before each checkpoint */
 	struct ut_mutex mutex; /* one checkpoint at a time */
+	uint64_t last_ns; /* when the last was written */
 	atomic_uint_fast64_t count; /* checkpoints written */
 };
 
 void ut_checkpointer_init(struct ut_checkpointer *ck, struct ut_bpool *pool,
 			  struct ut_redo *log, struct ut_store *store,
-			  struct ut_space *space);
-/* Writes a checkpoint when the LSN moved since the last one: 0 or -errno. */
+			  struct ut_space *space, struct ut_page_guard *guard);
+/* Writes a checkpoint when the LSN moved since the last one: the pages
+ * written so far synced (ut_guard_sync), then the slot: 0 or -errno. */
 int ut_checkpoint(struct ut_checkpointer *ck);
+/*
+ * The page cleaners' checkpoint: only when it is due, as each costs the
+ * data file's fdatasync: when it would move by a sixteenth of the log,
+ * when urgent (a writer waits for log space), or a second after the
+ * last.  0 (also when not due) or -errno.
+ */
+int ut_checkpoint_if_due(struct ut_checkpointer *ck, int urgent);
 uint64_t ut_checkpoint_count(struct ut_checkpointer *ck);
 
 #endif

@@ -217,7 +217,7 @@ static void *cleaner_main(void *arg)
 	struct ut_flush *fl = c->fl;
 	uint64_t wait_ns = fl->adaptive ? FLUSH_TICK_NS : CLEANER_IDLE_NS;
 	uint64_t idle_ns;
-	int n, timed_out;
+	int n, timed_out, ret;
 
 	for (;;) {
 		ut_mutex_lock(&fl->mutex);
@@ -237,9 +237,15 @@ static void *cleaner_main(void *arg)
 		}
 		ut_mutex_unlock(&fl->mutex);
 		n = ut_flush_batch(fl, c);
-		if (n > 0 || timed_out)
-			ut_checkpoint(fl->ckpt);
+		ret = n > 0 || timed_out ?
+			      ut_checkpoint_if_due(fl->ckpt,
+						   atomic_load(&fl->log_waiters) > 0) :
+			      0;
 		ut_mutex_lock(&fl->mutex);
+		if (ret && !fl->fatal)
+			/* the data file's sync failed: what it held may be
+			 * gone from the page cache, so nothing more is written */
+			fl->fatal = ret;
 		pthread_cond_broadcast(&fl->progress_cond);
 		if (n == 0 && !timed_out && !fl->stopping)
 			/* everything dirty is latched right now: wait for a
@@ -269,6 +275,7 @@ void ut_flush_init(struct ut_flush *fl, struct ut_bpool *pool,
 	atomic_init(&fl->pages_written, 0);
 	atomic_init(&fl->log_space_waits, 0);
 	atomic_init(&fl->log_space_wait_ns, 0);
+	atomic_init(&fl->log_waiters, 0);
 	fl->adaptive = 0;
 	ut_flush_rate_init(&fl->rate, log->capacity);
 }
@@ -281,8 +288,10 @@ void ut_flush_set_adaptive(struct ut_flush *fl, int adaptive)
 int ut_cleaners_start(struct ut_flush *fl, unsigned n)
 {
 	unsigned i;
-	int ret;
+	int ret = 0;
 
+	if (!n) /* pages are written by ut_flush_all only */
+		return 0;
 	fl->cleaners = calloc(n, sizeof(*fl->cleaners));
 	if (!fl->cleaners)
 		return -ENOMEM;
@@ -346,8 +355,10 @@ void ut_flush_log_free_check(struct ut_flush *fl)
 	uint64_t limit = fl->log->capacity / 8 * 5, t0 = 0;
 
 	while (ut_redo_age(fl->log) > limit && !fl->fatal && fl->n_cleaners) {
-		if (!t0)
+		if (!t0) {
 			t0 = ut_now_ns();
+			atomic_fetch_add(&fl->log_waiters, 1);
+		}
 		ut_flush_want_log_space(fl);
 		ut_mutex_lock(&fl->mutex);
 		ut_cond_wait(&fl->progress_cond, &fl->mutex, UT_LATCH_CLEANER,
@@ -355,6 +366,7 @@ void ut_flush_log_free_check(struct ut_flush *fl)
 		ut_mutex_unlock(&fl->mutex);
 	}
 	if (t0) {
+		atomic_fetch_sub(&fl->log_waiters, 1);
 		atomic_fetch_add(&fl->log_space_waits, 1);
 		atomic_fetch_add(&fl->log_space_wait_ns, ut_now_ns() - t0);
 	}

@@ -53,6 +53,7 @@ struct ut_flush {
 	atomic_uint_fast64_t pages_written;
 	atomic_uint_fast64_t log_space_waits; /* writers stopped by the */
 	atomic_uint_fast64_t log_space_wait_ns; /* log-free check, and how long */
+	atomic_int log_waiters; /* writers stopped right now: a checkpoint is urgent */
 };
 
 void ut_flush_init(struct ut_flush *fl, struct ut_bpool *pool,

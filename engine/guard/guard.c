@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * guard.c - the table of guards, opening and closing the one a store
- * uses, and the write path every guard shares: pages in place with one
- * io_uring submission, then the data file's fdatasync.
+ * uses, and the write path guards share: pages in place with one
+ * io_uring submission, and the data file's fdatasync after the batch
+ * (ut_guard_write_durable) or before the next checkpoint (ut_guard_sync).
  */
 #include <errno.h>
 #include <string.h>
@@ -45,7 +46,7 @@ void ut_guard_close(struct ut_page_guard *g)
 	g->ops = NULL;
 }
 
-int ut_guard_write_durable(struct ut_page_guard *g, struct ut_guard_batch *b, int rw_flags)
+int ut_guard_write_in_place(struct ut_page_guard *g, struct ut_guard_batch *b, int rw_flags)
 {
 	uint32_t ps = g->geom->page_size;
 	unsigned i;
@@ -58,7 +59,22 @@ int ut_guard_write_durable(struct ut_page_guard *g, struct ut_guard_batch *b, in
 		b->ios[i].rw_flags = rw_flags;
 	}
 	ret = ut_ring_run(b->ring, b->ios, b->n);
+	/* even a failed batch may have written some pages */
+	ut_guard_wrote(g);
+	return ret;
+}
+
+int ut_guard_write_durable(struct ut_page_guard *g, struct ut_guard_batch *b, int rw_flags)
+{
+	int ret;
+
+	ret = ut_guard_write_in_place(g, b, rw_flags);
 	return ret ? ret : ut_guard_sync_data(g, b);
+}
+
+void ut_guard_wrote(struct ut_page_guard *g)
+{
+	atomic_store(&g->unsynced, 1);
 }
 
 int ut_guard_sync_data(struct ut_page_guard *g, struct ut_guard_batch *b)
@@ -68,5 +84,27 @@ int ut_guard_sync_data(struct ut_page_guard *g, struct ut_guard_batch *b)
 	ut_io_fdatasync(&b->ios[0], g->data_fd);
 	ret = ut_ring_run(b->ring, b->ios, 1);
 	atomic_fetch_add(&g->data_fsyncs, 1);
+	return ret;
+}
+
+int ut_guard_sync(struct ut_page_guard *g)
+{
+	struct ut_ring *ring = ut_ring_thread();
+	struct ut_io io;
+	int ret;
+
+	if (!atomic_exchange(&g->unsynced, 0))
+		return 0;
+	if (!ring) {
+		ret = -ENOMEM;
+		goto still_unsynced;
+	}
+	ut_io_fdatasync(&io, g->data_fd);
+	ret = ut_ring_run(ring, &io, 1);
+	atomic_fetch_add(&g->data_fsyncs, 1);
+	if (!ret)
+		return 0;
+still_unsynced:
+	ut_guard_wrote(g);
 	return ret;
 }

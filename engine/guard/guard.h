@@ -39,6 +39,8 @@ struct ut_page_guard {
 	struct ut_dblwr dblwr; /* doublewrite: the copy's file */
 	int jw_fd; /* journal: /dev/untorn_jw, or -1 */
 	atomic_uint_fast64_t data_fsyncs, copy_fsyncs, copy_bytes;
+	/* pages written in place since the data file's last sync */
+	atomic_int unsynced;
 };
 
 /* One flush batch: n packed pages at buf + UT_DBLWR_HDR, page i going
@@ -96,12 +98,26 @@ int ut_guard_open(struct ut_page_guard *g, uint32_t id,
 		  const uint8_t uuid[16], struct ut_err *err);
 void ut_guard_close(struct ut_page_guard *g);
 
-/* What every guard's write shares: the pages in place (one submission,
- * rw_flags on each), then the data file's fdatasync; and that fdatasync
- * alone, for a guard that wrote the pages its own way. */
+/*
+ * What guards' writes share.  ut_guard_write_in_place: the pages in place
+ * (one submission, rw_flags on each), the data file left unsynced until
+ * ut_guard_sync; a guard whose pages are whole once written (journal,
+ * atomic) and none use it, and the checkpoint syncs.
+ * ut_guard_write_durable: that, then the data file's fdatasync, for a
+ * guard that may not reuse its copy before the pages are durable
+ * (doublewrite); ut_guard_sync_data: that fdatasync alone, for a guard
+ * that wrote the pages its own way; ut_guard_wrote: says it did.
+ */
+int ut_guard_write_in_place(struct ut_page_guard *g, struct ut_guard_batch *b,
+			    int rw_flags);
 int ut_guard_write_durable(struct ut_page_guard *g, struct ut_guard_batch *b,
 			   int rw_flags);
 int ut_guard_sync_data(struct ut_page_guard *g, struct ut_guard_batch *b);
+void ut_guard_wrote(struct ut_page_guard *g);
+/* Every page written in place so far made durable: one fdatasync of the
+ * data file, none when nothing was written since the last.  Before a
+ * checkpoint moves past the pages' changes (checkpoint.c). */
+int ut_guard_sync(struct ut_page_guard *g);
 
 extern const struct ut_guard_ops ut_guard_doublewrite;
 extern const struct ut_guard_ops ut_guard_journal;

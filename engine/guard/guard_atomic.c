@@ -2,14 +2,16 @@
 /*
  * guard_atomic.c - the atomic guard: each page is one O_DIRECT write
  * with RWF_ATOMIC, which the filesystem or device lands all or nothing
- * (XFS with reflink on Linux 6.16+, or hardware atomic units).
+ * (XFS with reflink on Linux 6.16+, or hardware atomic units).  A page
+ * is whole once written, so nothing waits for the data file's sync but
+ * the next checkpoint.
  */
 #include "fscaps.h"
 #include "guard/guard.h"
 
 static int atomic_write(struct ut_page_guard *g, struct ut_guard_batch *b)
 {
-	return ut_guard_write_durable(g, b, RWF_ATOMIC);
+	return ut_guard_write_in_place(g, b, RWF_ATOMIC);
 }
 
 const struct ut_guard_ops ut_guard_atomic = {
