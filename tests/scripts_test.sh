@@ -14,7 +14,7 @@ top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/var/tmp}/untorn-scripts-test-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 6
+ktap_plan 7
 
 # paths under the top folder
 SCRIPTS="scripts/bench-matrix scripts/bt-plot scripts/crash-sim scripts/demo scripts/emulate-hdd scripts/fio-compare
@@ -27,6 +27,7 @@ BAD_CMDS=("demo --rows 0 --dir $scratch/d" "demo --seconds x --dir $scratch/d" "
 	  "emulate-hdd start --seek-min x" "emulate-hdd start --rpm 0" "emulate-hdd start --seek-min 9 --seek-max 2"
 	  "emulate-hdd start --name a/b" "emulate-hdd start --size foo" "emulate-hdd start --image $scratch/none"
 	  "emulate-hdd start --rpm" "emulate-hdd calibrate /dev/null --seconds abc"
+	  "emulate-hdd start --profile ssd" "emulate-hdd start --profile"
 	  "bench-matrix --devices floppy --out $scratch/o" "bench-matrix --guards foo --out $scratch/o"
 	  "bench-matrix --threads 1,x --out $scratch/o" "bench-matrix --seconds"
 	  "scan-matrix --devices floppy --out $scratch/o" "scan-matrix --pool xyz --out $scratch/o"
@@ -155,5 +156,25 @@ fi
 [ -z "$bad" ] || echo "# failed:$bad"
 [ -z "$bad" ]
 ok $? "emulate-hdd: a disk it did not start, a non-device, an unknown command, calibrating a device it did not start (left intact): one line, exit 2"
+
+# the two profiles, calibrated: the cloud SSD serves random writes an
+# order of magnitude faster than the disk, and both are torn down
+rand_write_iops() {	# PROFILE: fio's random 16 KiB write IOPS, or nothing
+	local name=scriptstest$$$1 dev
+	dev=$("$top/scripts/emulate-hdd" start --name "$name" --size 256M --profile "$1") || return 1
+	"$top/scripts/emulate-hdd" calibrate "$dev" --seconds 1 --json |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["randwrite_16k_iops"])'
+	"$top/scripts/emulate-hdd" stop "$name" >/dev/null
+}
+if [ "$(id -u)" -ne 0 ]; then
+	ok_skip "emulate-hdd --profile cloud-ssd: random writes >= 8x the hdd profile's" "not root (loop devices, FUSE)"
+elif [ ! -x "$top/build/untorn-hdd" ] || ! command -v fio >/dev/null; then
+	ok 1 "emulate-hdd --profile cloud-ssd: build/untorn-hdd or fio missing; run make deps && make"
+else
+	hdd_iops=$(rand_write_iops hdd) cloud_iops=$(rand_write_iops cloud-ssd)
+	echo "# random 16 KiB writes, QD1: hdd ${hdd_iops:-?} IOPS, cloud-ssd ${cloud_iops:-?} IOPS"
+	[ -n "$hdd_iops" ] && [ -n "$cloud_iops" ] && [ "$cloud_iops" -ge $((hdd_iops * 8)) ]
+	ok $? "emulate-hdd --profile cloud-ssd: random writes >= 8x the hdd profile's"
+fi
 
 ktap_finish
