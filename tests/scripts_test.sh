@@ -18,7 +18,7 @@ ktap_plan 7
 
 # paths under the top folder
 SCRIPTS="scripts/bench-matrix scripts/bt-plot scripts/crash-sim scripts/demo scripts/emulate-hdd scripts/fio-compare
-	 scripts/mkfs-atomic scripts/mkfs-journal scripts/profile scripts/profile-overhead scripts/scan-matrix
+	 scripts/mkfs-atomic scripts/mkfs-journal scripts/peer-mariadb scripts/profile scripts/profile-overhead scripts/scan-matrix
 	 dev/crash-kill9 dev/crash-matrix dev/flushing-compare dev/kernel-matrix dev/kernel-suite dev/logwrites-replay dev/install-deps"
 # bad values, each refused before anything is made
 BAD_CMDS=("demo --rows 0 --dir $scratch/d" "demo --seconds x --dir $scratch/d" "fio-compare --dir $scratch --size xyz --out $scratch/o"
@@ -28,6 +28,8 @@ BAD_CMDS=("demo --rows 0 --dir $scratch/d" "demo --seconds x --dir $scratch/d" "
 	  "emulate-hdd start --name a/b" "emulate-hdd start --size foo" "emulate-hdd start --image $scratch/none"
 	  "emulate-hdd start --rpm" "emulate-hdd calibrate /dev/null --seconds abc"
 	  "emulate-hdd start --profile ssd" "emulate-hdd start --profile"
+	  "peer-mariadb --configs dw,foo --out $scratch/o" "peer-mariadb --tables 0 --out $scratch/o"
+	  "peer-mariadb --buffer-pool 1X --out $scratch/o" "peer-mariadb --untorn $scratch/none --out $scratch/o"
 	  "bench-matrix --devices floppy --out $scratch/o" "bench-matrix --guards foo --out $scratch/o"
 	  "bench-matrix --threads 1,x --out $scratch/o" "bench-matrix --seconds"
 	  "scan-matrix --devices floppy --out $scratch/o" "scan-matrix --pool xyz --out $scratch/o"
@@ -44,7 +46,8 @@ ROOT_CMDS=("scripts/mkfs-journal $scratch/img --mount $scratch/m" "scripts/mkfs-
 	   "scripts/emulate-hdd start --size 64M" "scripts/profile -- true" "scripts/scan-matrix --out $scratch/o"
 	   "scripts/bench-matrix --out $scratch/o" "scripts/crash-sim --trials 1" "scripts/profile-overhead --dir $scratch"
 	   "dev/logwrites-replay --disk $scratch/img" "dev/kernel-suite --out $scratch/o"
-	   "dev/kernel-matrix --out $scratch/o --kernels 6.1" "dev/flushing-compare --out $scratch/o")
+	   "dev/kernel-matrix --out $scratch/o --kernels 6.1" "dev/flushing-compare --out $scratch/o"
+	   "scripts/peer-mariadb --out $scratch/o")
 
 # one_line_exit2 NAME CMD...: exit 2, exactly one line on stderr
 one_line_exit2() {

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 #
 # devices.sh - the test devices and filesystems the benchmark scripts
-# share (source it after common.sh): which filesystem makes each guard
-# safe, making and mounting it, and unmounting with retries.
+# share (source it after common.sh): the devices (ssd, hdd, cloud) set up
+# and calibrated, which filesystem makes each guard safe, making and
+# mounting it, and unmounting with retries.
 
 # the filesystem each guard is measured on:
 #   doublewrite, none  ext4 data=ordered (none: with --unsafe)
@@ -48,4 +49,57 @@ mnt_release() {
 		sleep 0.1
 	done
 	return 1
+}
+
+# bench_dev_up KIND WORK OUT NAME: the device a benchmark runs on, in
+# the globals dev, model and hddname (the emulated disk's NAME, empty
+# for ssd); the models are calibrated with fio, printed and saved as
+# OUT/KIND-calibration.json.  IMAGE (optional, global): start the
+# device from a copy of this disk image (made at full speed elsewhere);
+# such a device is not calibrated (fio would write over it).
+#   ssd    a loop device, direct I/O, on a 4 GiB file in WORK
+#   hdd    scripts/emulate-hdd, the 7200 rpm model
+#   cloud  scripts/emulate-hdd --profile cloud-ssd
+bench_dev_up() {
+	local img=${IMAGE:-}
+	case $1 in
+	ssd)
+		if [ -n "$img" ]; then
+			cp --sparse=always "$img" "$2/ssd.img" || return 1
+		else
+			truncate -s 4G "$2/ssd.img" || return 1
+		fi
+		dev=$(losetup -f --show --direct-io=on "$2/ssd.img") || return 1
+		model="ssd: loop device, direct I/O, on a file of $(df --output=source "$2" | tail -1)"
+		hddname=""
+		return 0
+		;;
+	hdd)
+		model="hdd: scripts/emulate-hdd model (seek 0.5..6 ms by sqrt distance, 7200 rpm with rotational position, 190 MB/s, flush 4 ms, NCQ 32)"
+		set -- "$@" --profile hdd ;;
+	cloud)
+		model="cloud: scripts/emulate-hdd --profile cloud-ssd (0.1 ms a request, 125 MB/s, flush 1 ms)"
+		set -- "$@" --profile cloud-ssd ;;
+	*) return 1 ;;
+	esac
+	hddname=$4
+	dev=$("$top/scripts/emulate-hdd" start --name "$4" --size 4G "$5" "$6" ${img:+--image "$img"}) ||
+		{ hddname=""; return 1; }
+	# fio would write over the image's filesystem
+	[ -z "$img" ] || return 0
+	echo "calibration of $dev ($model):"
+	"$top/scripts/emulate-hdd" calibrate "$dev" --seconds 3 | sed 's/^/  /'
+	"$top/scripts/emulate-hdd" calibrate "$dev" --seconds 3 --json > "$3/$1-calibration.json"
+}
+
+# bench_dev_down WORK: removes what bench_dev_up set up (unmount first)
+bench_dev_down() {
+	if [ -n "$hddname" ]; then
+		"$top/scripts/emulate-hdd" stop "$hddname"
+		hddname=""
+	elif [ -n "$dev" ]; then
+		losetup -d "$dev"
+		rm -f "$1/ssd.img"
+	fi
+	dev=""
 }

@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# peer_mariadb_test.sh - scripts/peer-mariadb at its smallest size: Debian's
+# MariaDB under sysbench oltp_write_only on the ssd loop device, with the
+# doublewrite on (ext4 data=ordered) and off (ext4 data=journal): a run
+# per configuration with every measured second's TPS, the ratio to the
+# doublewrite run, untorn's ratio beside it read from a bench-matrix
+# directory, and nothing left behind (server, mount, loop device).
+# Where MariaDB or sysbench is missing the test fails naming the package
+# (make check installs both); without root it skips.
+set -u
+
+top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/var/tmp}/untorn-peer-test-$$-XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+. "$(dirname "$0")/ktap.sh"
+ktap_plan 3
+[ "$(id -u)" -eq 0 ] || ktap_skip_rest "peer-mariadb" "not root (loop devices, mounts)"
+missing=""
+for t in mariadbd:mariadb-server sysbench:sysbench; do
+	command -v "${t%%:*}" >/dev/null || missing="$missing ${t#*:}"
+done
+if [ -n "$missing" ]; then
+	for i in 1 2 3; do ok 1 "peer-mariadb: missing; apt-get install$missing (make check does)"; done
+	ktap_finish
+fi
+
+# untorn's side, as bench-matrix writes it (threads 2, device ssd)
+mkdir -p "$scratch/untorn"
+echo '{"tps": 1000.0}' > "$scratch/untorn/ssd-doublewrite-t2.json"
+echo '{"tps": 1250.0}' > "$scratch/untorn/ssd-journal-t2.json"
+
+loops_before=$(losetup -a | wc -l)
+mounts_before=$(grep -c untorn-peer /proc/mounts)
+servers_before=$(pgrep -cx mariadbd)
+work_before=$(ls -d /var/tmp/untorn-peer-mariadb-* 2>/dev/null | wc -l)
+"$top/scripts/peer-mariadb" --devices ssd --configs dw,journal --tables 1 --table-size 1000 \
+	--threads 2 --seconds 3 --warmup 1 --buffer-pool 64M --log-file-size 16M \
+	--untorn "$scratch/untorn" --out "$scratch/out" > "$scratch/log" 2>&1
+rc=$?
+sed 's/^/# /' "$scratch/log"
+python3 - "$scratch/out" <<'EOF'
+import json, os, sys
+out = sys.argv[1]
+rows = {r["config"]: r for r in json.load(open(os.path.join(out, "peer.json")))}
+ok = set(rows) == {"dw", "journal"}
+for c, r in rows.items():
+	one = json.load(open(os.path.join(out, f"mariadb-ssd-{c}.json")))
+	ok &= one["tps"] > 0 and 2 <= len(one["tps_series"]) <= 4 and one["engine"] == "mariadb"
+	ok &= abs(r["tps"] - one["tps"]) < 1e-6
+ok &= abs(rows["dw"]["ratio_to_dw"] - 1) < 1e-9
+ok &= abs(rows["journal"]["ratio_to_dw"] - rows["journal"]["tps"] / rows["dw"]["tps"]) < 1e-9
+sys.exit(0 if ok else 1)
+EOF
+checked=$?
+[ $rc -eq 0 ] && [ $checked -eq 0 ]
+ok $? "a run per configuration (doublewrite on/data=ordered, off/data=journal): TPS every second, ratio to the doublewrite run"
+
+python3 -c '
+import json, sys
+rows = {r["config"]: r for r in json.load(open(sys.argv[1]))}
+sys.exit(not (abs(rows["journal"]["untorn_ratio_to_doublewrite"] - 1.25) < 1e-9 and
+	      abs(rows["dw"]["untorn_ratio_to_doublewrite"] - 1.0) < 1e-9))' "$scratch/out/peer.json" 2>/dev/null &&
+	grep -q "1.25x" "$scratch/log"
+ok $? "untorn's ratio for the same device and threads beside MariaDB's, in the table and peer.json"
+
+left=""
+[ "$(pgrep -cx mariadbd)" -eq "$servers_before" ] || left="$left mariadbd"
+[ "$(losetup -a | wc -l)" -eq "$loops_before" ] || left="$left loop"
+[ "$(grep -c untorn-peer /proc/mounts)" -eq "$mounts_before" ] || left="$left mount"
+[ "$(ls -d /var/tmp/untorn-peer-mariadb-* 2>/dev/null | wc -l)" -eq "$work_before" ] || left="$left workdir"
+[ -z "$left" ] || echo "# left behind:$left"
+[ -z "$left" ]
+ok $? "no server, mount, loop device or work directory left"
+
+ktap_finish
