@@ -14,6 +14,7 @@
 #include <untorn/engine.h>
 #include "engine_int.h"
 #include "mtr/recover.h"
+#include "store/placement.h"
 
 #define LAZY_FLUSH_NS 100000000ull
 
@@ -50,11 +51,15 @@ static int engine_files(struct ut_engine *eng, const char *dir, struct ut_err *e
 
 	snprintf(path, sizeof(path), "%s/%s", dir, UT_LOG_FILE);
 	ret = ut_redo_open(&eng->log, path, eng->store->sb.uuid, err);
+	if (ret == -ENOENT) /* in its own directory, not mounted? */
+		ut_place_explain(dir, UT_LOG_FILE, "redo log", err);
 	if (ret)
 		return ret;
 	ut_redo_set_need_space(&eng->log, ut_flush_want_log_space, &eng->flush);
 	ret = ut_guard_open(&eng->guard, eng->store->sb.guard, &eng->geom,
 			    eng->store->page_fd, dir, eng->store->sb.uuid, err);
+	if (ret == -ENOENT)
+		ut_place_explain(dir, UT_DBLWR_FILE, "doublewrite file", err);
 	if (ret)
 		ut_redo_close(&eng->log);
 	return ret;

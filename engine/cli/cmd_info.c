@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * cmd_info.c - `untorn info DIR`: superblock, checkpoint slots, geometry
- * and the I/O path in use, as text or JSON.
+ * cmd_info.c - `untorn info DIR`: superblock, checkpoint slots, geometry,
+ * where the redo log and doublewrite file live, and the I/O path in use,
+ * as text or JSON.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -10,12 +12,17 @@
 #include <untorn/jw.h>
 #include <untorn/store.h>
 #include "cli.h"
+#include "guard/dblwr.h"
+#include "log/redo.h"
+#include "store/placement.h"
 
 static const char info_help[] =
 	"usage: untorn info DIR [--json] [--wait S]\n"
 	"\n"
 	"Prints what the superblock records (format, page and block size, guard,\n"
-	"store id), both checkpoint slots, the data file's size and the I/O path\n"
+	"store id), both checkpoint slots, the data file's size, where the redo\n"
+	"log and the doublewrite file are (their own directories if given at\n"
+	"init), and the I/O path\n"
 	"(io_uring, or the pread/pwrite fallback and why).  Reads only, holding\n"
 	"the store's lock shared, as check does.\n"
 	"\n" CLI_WAIT_HELP;
@@ -75,6 +82,7 @@ static void info_text_writes(const struct ut_store *st)
 
 static void info_json(const struct ut_store *st, const char *uuid, const char *created)
 {
+	char where[PATH_MAX];
 	struct json j;
 	int i;
 
@@ -87,6 +95,12 @@ static void info_json(const struct ut_store *st, const char *uuid, const char *c
 	json_u64(&j, "blocks_per_page", st->geom.n_blocks);
 	json_u64(&j, "area_size", st->geom.area_size);
 	json_str(&j, "guard", ut_guard_name(st->sb.guard));
+	ut_place_where(st->dir, UT_LOG_FILE, where, sizeof(where));
+	json_str(&j, "redo_log", where);
+	if (st->sb.guard == UT_GUARD_DOUBLEWRITE) {
+		ut_place_where(st->dir, UT_DBLWR_FILE, where, sizeof(where));
+		json_str(&j, "doublewrite_file", where);
+	}
 	json_str(&j, "page_writes", page_writes(st));
 	json_bool(&j, "single_lsn", !!(st->sb.flags & UT_SB_SINGLE_LSN));
 	json_bool(&j, "unsafe", !!(st->sb.flags & UT_SB_UNSAFE));
@@ -113,6 +127,20 @@ static void info_json(const struct ut_store *st, const char *uuid, const char *c
 	json_end(&j);
 }
 
+/* The redo log and the doublewrite file: in the store, or linked to
+ * their own directories (init --redo-dir, --dblwr-dir). */
+static void info_text_files(const struct ut_store *st)
+{
+	char where[PATH_MAX];
+
+	ut_place_where(st->dir, UT_LOG_FILE, where, sizeof(where));
+	printf("redo log     %s\n", where);
+	if (st->sb.guard != UT_GUARD_DOUBLEWRITE)
+		return;
+	ut_place_where(st->dir, UT_DBLWR_FILE, where, sizeof(where));
+	printf("doublewrite  %s\n", where);
+}
+
 static void info_text(const struct ut_store *st, const char *uuid, const char *created)
 {
 	printf("store        %s\n", st->dir);
@@ -124,6 +152,7 @@ static void info_text(const struct ut_store *st, const char *uuid, const char *c
 	       st->geom.area_size);
 	printf("guard        %s%s\n", ut_guard_name(st->sb.guard),
 	       st->sb.flags & UT_SB_UNSAFE ? " (made with --unsafe)" : "");
+	info_text_files(st);
 	info_text_writes(st);
 	printf("page format  %s\n",
 	       st->sb.flags & UT_SB_SINGLE_LSN ?

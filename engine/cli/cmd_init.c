@@ -13,7 +13,8 @@
 
 static const char init_help[] =
 	"usage: untorn init DIR [--page-size SIZE] [--block-size SIZE] [--guard NAME]\n"
-	"                      [--log-size SIZE] [--single-lsn] [--unsafe]\n"
+	"                      [--log-size SIZE] [--redo-dir DIR] [--dblwr-dir DIR]\n"
+	"                      [--single-lsn] [--unsafe]\n"
 	"\n"
 	"Makes a new store in DIR (created if missing; must be empty).\n"
 	"\n"
@@ -27,6 +28,11 @@ static const char init_help[] =
 	"                       none         nothing (benchmarks only; needs --unsafe)\n"
 	"                     a guard the filesystem cannot honour is refused, with the fix\n"
 	"  --log-size SIZE    redo log size (default 64M, at least 8M)\n"
+	"  --redo-dir DIR     the redo log in DIR (InnoDB's innodb_log_group_home_dir),\n"
+	"                     e.g. on data=ordered beside a data=journal store; linked\n"
+	"                     from the store as untorn.redo, DIR must be mounted at open\n"
+	"  --dblwr-dir DIR    the doublewrite file in DIR (innodb_doublewrite_dir);\n"
+	"                     doublewrite guard only\n"
 	"  --single-lsn       one LSN and checksum per page (InnoDB's design, block size =\n"
 	"                     page size): for crash simulations that show why untorn\n"
 	"                     checksums blocks\n"
@@ -55,6 +61,8 @@ int cmd_init(int argc, char **argv)
 		{ "unsafe", no_argument, NULL, 'u' },
 		{ "single-lsn", no_argument, NULL, 's' },
 		{ "log-size", required_argument, NULL, 'l' },
+		{ "redo-dir", required_argument, NULL, 'r' },
+		{ "dblwr-dir", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -92,6 +100,12 @@ int cmd_init(int argc, char **argv)
 			if (cli_parse_num("init", "--log-size", optarg, 8 << 20,
 					  1ull << 40, &io.log_size))
 				return EXIT_ERROR;
+			break;
+		case 'r':
+			io.redo_dir = optarg;
+			break;
+		case 'd':
+			io.dblwr_dir = optarg;
 			break;
 		case 'h':
 			fputs(init_help, stdout);

@@ -70,8 +70,9 @@ struct ut_guard_ops {
 	enum ut_guard id; /* its name: ut_guard_name(id) */
 	const char *help; /* one line: what makes a page whole */
 	enum ut_guard_direct direct;
-	/* init: the guard's own files in dir (NULL: none) */
-	int (*create)(const char *dir, const struct ut_guard_init *o,
+	/* init: the guard's own file, at path (the store's directory's
+	 * UT_DBLWR_FILE, or where placement.c puts it; NULL: none) */
+	int (*create)(const char *path, const struct ut_guard_init *o,
 		      const struct ut_sb *sb, struct ut_err *err);
 	/* engine open and close: the guard's files (NULL: none) */
 	int (*open)(struct ut_page_guard *g, const char *dir,

@@ -10,12 +10,9 @@
 #include <string.h>
 #include "guard/guard.h"
 
-static int dw_create(const char *dir, const struct ut_guard_init *o,
+static int dw_create(const char *path, const struct ut_guard_init *o,
 		     const struct ut_sb *sb, struct ut_err *err)
 {
-	char path[PATH_MAX + 16];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, UT_DBLWR_FILE);
 	return ut_dblwr_create(path, o->dblwr_segments ? o->dblwr_segments : UT_DBLWR_SEGMENTS_DEFAULT,
 			       o->dblwr_batch ? o->dblwr_batch : UT_DBLWR_BATCH_DEFAULT,
 			       sb->page_size, err);

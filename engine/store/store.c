@@ -20,6 +20,7 @@
 #include "fscaps.h"
 #include "base/mem.h"
 #include "log/redo.h"
+#include "store/placement.h"
 
 #define EXTENT_BYTES_MIN (1u << 20)
 #define EXTENT_PAGES_MIN 64u
@@ -199,6 +200,7 @@ static int init_check_fs(const char *dir, const struct ut_init_opts *o,
 static int init_check_opts(const struct ut_init_opts *o, struct ut_err *err)
 {
 	const char *name = ut_guard_name(o->guard);
+	int ret = 0;
 
 	if (!name)
 		return ut_err_set(err, -EINVAL,
@@ -216,6 +218,16 @@ static int init_check_opts(const struct ut_init_opts *o, struct ut_err *err)
 				  "doublewrite geometry %u segments of %u pages is out of range; use at most 64 segments of at most %u pages",
 				  o->dblwr_segments, o->dblwr_batch,
 				  UT_DBLWR_MAX_BATCH);
+	if (o->dblwr_dir && o->guard != UT_GUARD_DOUBLEWRITE)
+		return ut_err_set(err, -EINVAL,
+				  "--dblwr-dir is for the doublewrite guard; guard '%s' has no doublewrite file",
+				  name);
+	if (o->redo_dir)
+		ret = ut_place_check_dir("redo log", o->redo_dir, err);
+	if (!ret && o->dblwr_dir)
+		ret = ut_place_check_dir("doublewrite", o->dblwr_dir, err);
+	if (ret)
+		return ret;
 	if (o->page_size < UT_PAGE_SIZE_MIN || o->page_size > UT_PAGE_SIZE_MAX ||
 	    (o->page_size & (o->page_size - 1)))
 		return ut_err_set(err, -EINVAL,
@@ -302,25 +314,6 @@ out_free:
 	return ret;
 }
 
-/* The redo log, and the guard's own files (the doublewrite file). */
-static int init_aux_files(const char *dir, const struct ut_init_opts *o,
-			  const struct ut_sb *sb, struct ut_err *err)
-{
-	const struct ut_guard_ops *guard = ut_guard_ops(sb->guard);
-	struct ut_guard_init gi;
-	char path[PATH_MAX + 16];
-	int ret;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, UT_LOG_FILE);
-	ret = ut_redo_create(path, o->log_size ? o->log_size : UT_LOG_SIZE_DEFAULT,
-			     sb->uuid, err);
-	if (ret || !guard->create)
-		return ret;
-	gi.dblwr_segments = o->dblwr_segments;
-	gi.dblwr_batch = o->dblwr_batch;
-	return guard->create(dir, &gi, sb, err);
-}
-
 static int sync_dir(const char *dir)
 {
 	int fd, ret;
@@ -330,6 +323,48 @@ static int sync_dir(const char *dir)
 		return fd;
 	ret = ut_sys.fsync(fd);
 	ut_sys.close(fd);
+	return ret;
+}
+
+/* The redo log, and the guard's own file (the doublewrite file), each in
+ * DIR or in its own directory, linked from DIR (placement.c). */
+static int init_aux_files(const char *dir, const struct ut_init_opts *o,
+			  const struct ut_sb *sb, struct ut_err *err)
+{
+	const struct ut_guard_ops *guard = ut_guard_ops(sb->guard);
+	struct ut_guard_init gi;
+	char path[PATH_MAX + 32];
+	int ret;
+
+	ret = ut_place_target(dir, o->redo_dir, UT_LOG_FILE, sb->uuid, path,
+			      sizeof(path), err);
+	if (!ret)
+		ret = ut_redo_create(path, o->log_size ? o->log_size : UT_LOG_SIZE_DEFAULT,
+				     sb->uuid, err);
+	if (!ret)
+		ret = ut_place_link(dir, UT_LOG_FILE, path, err);
+	if (!ret && o->redo_dir) {
+		ret = sync_dir(o->redo_dir);
+		if (ret)
+			ut_err_set(err, ret, "%s: cannot sync the directory: %s",
+				   o->redo_dir, strerror(-ret));
+	}
+	if (ret || !guard->create)
+		return ret;
+	gi.dblwr_segments = o->dblwr_segments;
+	gi.dblwr_batch = o->dblwr_batch;
+	ret = ut_place_target(dir, o->dblwr_dir, UT_DBLWR_FILE, sb->uuid, path,
+			      sizeof(path), err);
+	if (!ret)
+		ret = guard->create(path, &gi, sb, err);
+	if (!ret)
+		ret = ut_place_link(dir, UT_DBLWR_FILE, path, err);
+	if (!ret && o->dblwr_dir) {
+		ret = sync_dir(o->dblwr_dir);
+		if (ret)
+			ut_err_set(err, ret, "%s: cannot sync the directory: %s",
+				   o->dblwr_dir, strerror(-ret));
+	}
 	return ret;
 }
 
@@ -388,10 +423,8 @@ int ut_store_init(const char *dir, const struct ut_init_opts *opts, struct ut_er
 
 out_unlink:
 	unlink(path);
-	snprintf(path, sizeof(path), "%s/%s", dir, UT_LOG_FILE);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/%s", dir, UT_DBLWR_FILE);
-	unlink(path);
+	ut_place_remove(dir, UT_LOG_FILE);
+	ut_place_remove(dir, UT_DBLWR_FILE);
 out_rmdir:
 	if (created)
 		rmdir(dir);

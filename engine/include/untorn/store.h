@@ -48,6 +48,8 @@ struct ut_init_opts {
 	uint64_t log_size; /* redo log bytes; 0: 64 MiB */
 	unsigned dblwr_segments; /* doublewrite segments; 0: 2 */
 	unsigned dblwr_batch; /* pages per segment; 0: 64 */
+	const char *redo_dir; /* the redo log's own directory; NULL: DIR */
+	const char *dblwr_dir; /* the doublewrite file's; NULL: DIR */
 };
 
 #define UT_OPEN_RDONLY (1u << 0)
