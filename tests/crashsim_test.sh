@@ -3,7 +3,8 @@
 #
 # crashsim_test.sh - a short run of the power-cut simulation
 # (scripts/crash-sim): a few cuts per safe guard and filesystem must lose
-# nothing, and the naive one-LSN-per-page design must tear pages that
+# nothing (also for a store whose redo log is on a filesystem of its own,
+# both devices cut at once), and the naive one-LSN-per-page design must tear pages that
 # `untorn check` reports.  `make crash-test` runs 200 per configuration.
 set -u
 
@@ -12,7 +13,7 @@ scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-crashsim-test-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
 TRIALS=${UNTORN_CRASHSIM_TRIALS:-3}
-ktap_plan 7
+ktap_plan 8
 
 sim() {	# sim DESCRIPTION crash-sim-args...
 	local desc=$1 rc
@@ -33,6 +34,7 @@ sim "doublewrite on XFS, pages cut mid-write: nothing lost" --guard doublewrite 
 sim "journal on ext4 data=journal, pages cut mid-write: torn pages rebuilt, nothing lost" --guard journal --fs ext4-journal --moment mid-page
 sim "journal on ext4 data=journal, random cuts: nothing lost" --guard journal --fs ext4-journal --moment random
 sim "atomic on XFS (RWF_ATOMIC), random cuts: nothing lost" --guard atomic --fs xfs --moment random
+sim "journal on data=journal, its redo log on an ext4 data=ordered device of its own, both cut at one instant mid-write: nothing lost" --guard journal --fs ext4-journal --redo-fs ext4-ordered --moment mid-page
 sim "single-LSN pages on data=journal cut mid-write: torn, and check reports every one" --guard journal --fs ext4-journal --moment mid-page --single-lsn
 if [ -s "$scratch/out.json" ]; then
 	python3 -c '
