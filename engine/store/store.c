@@ -341,8 +341,11 @@ static int init_aux_files(const char *dir, const struct ut_init_opts *o,
 	if (!ret)
 		ret = ut_redo_create(path, o->log_size ? o->log_size : UT_LOG_SIZE_DEFAULT,
 				     sb->uuid, err);
-	if (!ret)
+	if (!ret) {
 		ret = ut_place_link(dir, UT_LOG_FILE, path, err);
+		if (ret) /* nothing links to it: out_unlink would miss it */
+			unlink(path);
+	}
 	if (!ret && o->redo_dir) {
 		ret = sync_dir(o->redo_dir);
 		if (ret)
@@ -357,8 +360,11 @@ static int init_aux_files(const char *dir, const struct ut_init_opts *o,
 			      sizeof(path), err);
 	if (!ret)
 		ret = guard->create(path, &gi, sb, err);
-	if (!ret)
+	if (!ret) {
 		ret = ut_place_link(dir, UT_DBLWR_FILE, path, err);
+		if (ret)
+			unlink(path);
+	}
 	if (!ret && o->dblwr_dir) {
 		ret = sync_dir(o->dblwr_dir);
 		if (ret)
