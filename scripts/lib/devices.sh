@@ -88,8 +88,10 @@ bench_dev_up() {
 	# fio would write over the image's filesystem
 	[ -z "$img" ] || return 0
 	echo "calibration of $dev ($model):"
-	"$top/scripts/emulate-hdd" calibrate "$dev" --seconds 3 | sed 's/^/  /'
-	"$top/scripts/emulate-hdd" calibrate "$dev" --seconds 3 --json > "$3/$1-calibration.json"
+	# once, as JSON, and printed from it: each calibration is six fio runs
+	"$top/scripts/emulate-hdd" calibrate "$dev" --seconds 3 --json > "$3/$1-calibration.json" || return 1
+	python3 -c 'import json, sys; print("  fio: " + ", ".join("%s %s" % kv for kv in json.load(open(sys.argv[1])).items() if kv[0] != "device"))' \
+		"$3/$1-calibration.json"
 }
 
 # bench_dev_down WORK: removes what bench_dev_up set up (unmount first)
