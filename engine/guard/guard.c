@@ -77,34 +77,39 @@ void ut_guard_wrote(struct ut_page_guard *g)
 	atomic_store(&g->unsynced, 1);
 }
 
-int ut_guard_sync_data(struct ut_page_guard *g, struct ut_guard_batch *b)
+/*
+ * The data file's fdatasync through io.  The unsynced mark is cleared
+ * before the sync is issued, so a page written meanwhile sets it again
+ * and the next ut_guard_sync does not skip it; a failed sync sets it
+ * back.  A guard that syncs per batch thus leaves the checkpoint nothing
+ * to sync again.
+ */
+static int sync_data_file(struct ut_page_guard *g, struct ut_ring *ring,
+			  struct ut_io *io)
 {
 	int ret;
 
-	ut_io_fdatasync(&b->ios[0], g->data_fd);
-	ret = ut_ring_run(b->ring, b->ios, 1);
+	atomic_store(&g->unsynced, 0);
+	ut_io_fdatasync(io, g->data_fd);
+	ret = ut_ring_run(ring, io, 1);
 	atomic_fetch_add(&g->data_fsyncs, 1);
+	if (ret)
+		ut_guard_wrote(g);
 	return ret;
+}
+
+int ut_guard_sync_data(struct ut_page_guard *g, struct ut_guard_batch *b)
+{
+	return sync_data_file(g, b->ring, &b->ios[0]);
 }
 
 int ut_guard_sync(struct ut_page_guard *g)
 {
-	struct ut_ring *ring = ut_ring_thread();
+	struct ut_ring *ring;
 	struct ut_io io;
-	int ret;
 
-	if (!atomic_exchange(&g->unsynced, 0))
+	if (!atomic_load(&g->unsynced))
 		return 0;
-	if (!ring) {
-		ret = -ENOMEM;
-		goto still_unsynced;
-	}
-	ut_io_fdatasync(&io, g->data_fd);
-	ret = ut_ring_run(ring, &io, 1);
-	atomic_fetch_add(&g->data_fsyncs, 1);
-	if (!ret)
-		return 0;
-still_unsynced:
-	ut_guard_wrote(g);
-	return ret;
+	ring = ut_ring_thread();
+	return ring ? sync_data_file(g, ring, &io) : -ENOMEM;
 }
