@@ -326,6 +326,28 @@ static int sync_dir(const char *dir)
 	return ret;
 }
 
+/* The file just made at path, for store_dir/name: linked from the store
+ * (removed if that fails: nothing would find it to unwind) and, in a
+ * directory of its own, that directory synced. */
+static int place_finish(const char *dir, const char *own_dir, const char *name,
+			const char *path, struct ut_err *err)
+{
+	int ret;
+
+	ret = ut_place_link(dir, name, path, err);
+	if (ret) {
+		unlink(path);
+		return ret;
+	}
+	if (!own_dir)
+		return 0;
+	ret = sync_dir(own_dir);
+	if (ret)
+		ut_err_set(err, ret, "%s: cannot sync the directory: %s",
+			   own_dir, strerror(-ret));
+	return ret;
+}
+
 /* The redo log, and the guard's own file (the doublewrite file), each in
  * DIR or in its own directory, linked from DIR (placement.c). */
 static int init_aux_files(const char *dir, const struct ut_init_opts *o,
@@ -341,17 +363,8 @@ static int init_aux_files(const char *dir, const struct ut_init_opts *o,
 	if (!ret)
 		ret = ut_redo_create(path, o->log_size ? o->log_size : UT_LOG_SIZE_DEFAULT,
 				     sb->uuid, err);
-	if (!ret) {
-		ret = ut_place_link(dir, UT_LOG_FILE, path, err);
-		if (ret) /* nothing links to it: out_unlink would miss it */
-			unlink(path);
-	}
-	if (!ret && o->redo_dir) {
-		ret = sync_dir(o->redo_dir);
-		if (ret)
-			ut_err_set(err, ret, "%s: cannot sync the directory: %s",
-				   o->redo_dir, strerror(-ret));
-	}
+	if (!ret)
+		ret = place_finish(dir, o->redo_dir, UT_LOG_FILE, path, err);
 	if (ret || !guard->create)
 		return ret;
 	gi.dblwr_segments = o->dblwr_segments;
@@ -360,17 +373,8 @@ static int init_aux_files(const char *dir, const struct ut_init_opts *o,
 			      sizeof(path), err);
 	if (!ret)
 		ret = guard->create(path, &gi, sb, err);
-	if (!ret) {
-		ret = ut_place_link(dir, UT_DBLWR_FILE, path, err);
-		if (ret)
-			unlink(path);
-	}
-	if (!ret && o->dblwr_dir) {
-		ret = sync_dir(o->dblwr_dir);
-		if (ret)
-			ut_err_set(err, ret, "%s: cannot sync the directory: %s",
-				   o->dblwr_dir, strerror(-ret));
-	}
+	if (!ret)
+		ret = place_finish(dir, o->dblwr_dir, UT_DBLWR_FILE, path, err);
 	return ret;
 }
 
