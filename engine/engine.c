@@ -3,8 +3,8 @@
  * engine.c - the engine's open (each layer's part made and wired: the
  * space, pool, log, guard, checkpoints, cleaners and tree, then
  * recovery) and close, the lazy-commit log writer, the row API
- * (put/get/delete/scan, with the log-space check before each change)
- * and the statistics.
+ * (transactions of puts and deletes, get, scan, with the log-space check
+ * before each change) and the statistics.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -190,14 +190,6 @@ uint32_t ut_engine_value_max(const struct ut_engine *eng)
 	return eng->geom.area_size / UT_VALUE_MAX_FRACTION;
 }
 
-static int commit_wait(struct ut_engine *eng, uint64_t lsn)
-{
-	atomic_fetch_add(&eng->commits, 1);
-	if (eng->opts.commit == UT_COMMIT_SYNC && lsn)
-		return ut_redo_flush_to(&eng->log, lsn);
-	return 0;
-}
-
 static int row_error(struct ut_engine *eng, int ret, struct ut_err *err)
 {
 	if (ret == -ENOSPC || ret == -EDQUOT)
@@ -207,40 +199,103 @@ static int row_error(struct ut_engine *eng, int ret, struct ut_err *err)
 			  eng->store->data_path, strerror(-ret));
 }
 
-int ut_put(struct ut_engine *eng, uint64_t key, const void *val, uint32_t len,
-	   struct ut_err *err)
+/* Before a row write: a cleaner's failure stops it, and it waits here
+ * (holding no latch) while the log has no space. */
+static int row_write_begin(struct ut_engine *eng, struct ut_err *err)
 {
+	int ret = ut_flush_fatal(&eng->flush);
+
+	if (ret)
+		return row_error(eng, ret, err);
+	ut_flush_log_free_check(&eng->flush);
+	return 0;
+}
+
+/* The redo of a write ends at lsn: the transaction's commit covers it. */
+static void txn_wrote(struct ut_txn *t, uint64_t lsn)
+{
+	if (lsn > t->lsn)
+		t->lsn = lsn;
+	t->writes++;
+}
+
+void ut_txn_begin(struct ut_engine *eng, struct ut_txn *t)
+{
+	t->eng = eng;
+	t->lsn = 0;
+	t->writes = 0;
+}
+
+int ut_txn_put(struct ut_txn *t, uint64_t key, const void *val, uint32_t len,
+	       struct ut_err *err)
+{
+	struct ut_engine *eng = t->eng;
 	uint64_t lsn = 0;
 	int ret;
 
-	if (ut_flush_fatal(&eng->flush))
-		return row_error(eng, ut_flush_fatal(&eng->flush), err);
 	if (len > ut_engine_value_max(eng))
 		return ut_err_set(err, -E2BIG,
 				  "value of %u bytes is larger than %u, 1/8 of a page's record area",
 				  len, ut_engine_value_max(eng));
-	ut_flush_log_free_check(&eng->flush);
+	ret = row_write_begin(eng, err);
+	if (ret)
+		return ret;
 	ret = ut_btree_put(&eng->tree, key, val, len, &lsn);
-	if (!ret)
-		ret = commit_wait(eng, lsn);
-	return ret ? row_error(eng, ret, err) : 0;
+	if (ret)
+		return row_error(eng, ret, err);
+	txn_wrote(t, lsn);
+	return 0;
 }
 
-int ut_delete(struct ut_engine *eng, uint64_t key, struct ut_err *err)
+int ut_txn_delete(struct ut_txn *t, uint64_t key, struct ut_err *err)
 {
+	struct ut_engine *eng = t->eng;
 	uint64_t lsn = 0;
 	int ret;
 
-	if (ut_flush_fatal(&eng->flush))
-		return row_error(eng, ut_flush_fatal(&eng->flush), err);
-	ut_flush_log_free_check(&eng->flush);
+	ret = row_write_begin(eng, err);
+	if (ret)
+		return ret;
 	ret = ut_btree_delete(&eng->tree, key, &lsn);
 	if (ret == -ENOENT)
 		return ut_err_set(err, ret, "key %llu not found",
 				  (unsigned long long)key);
-	if (!ret)
-		ret = commit_wait(eng, lsn);
+	if (ret)
+		return row_error(eng, ret, err);
+	txn_wrote(t, lsn);
+	return 0;
+}
+
+int ut_txn_commit(struct ut_txn *t, struct ut_err *err)
+{
+	struct ut_engine *eng = t->eng;
+	int ret = 0;
+
+	atomic_fetch_add(&eng->commits, 1);
+	if (eng->opts.commit == UT_COMMIT_SYNC && t->lsn)
+		ret = ut_redo_flush_to(&eng->log, t->lsn);
 	return ret ? row_error(eng, ret, err) : 0;
+}
+
+int ut_put(struct ut_engine *eng, uint64_t key, const void *val, uint32_t len,
+	   struct ut_err *err)
+{
+	struct ut_txn t;
+	int ret;
+
+	ut_txn_begin(eng, &t);
+	ret = ut_txn_put(&t, key, val, len, err);
+	return ret ? ret : ut_txn_commit(&t, err);
+}
+
+int ut_delete(struct ut_engine *eng, uint64_t key, struct ut_err *err)
+{
+	struct ut_txn t;
+	int ret;
+
+	ut_txn_begin(eng, &t);
+	ret = ut_txn_delete(&t, key, err);
+	return ret ? ret : ut_txn_commit(&t, err);
 }
 
 int ut_get(struct ut_engine *eng, uint64_t key, void *buf, uint32_t cap, uint32_t *len)

@@ -3,7 +3,8 @@
  * crash_test.c - crashes, and what recovery makes of them, on the real
  * `untorn` command and a real filesystem:
  *
- *  - kill -9 at random moments during `bench write --commit sync`: after
+ *  - kill -9 at random moments during `bench write --commit sync` (one
+ *    row write a transaction, or four in every other trial): after
  *    `untorn recover`, every transaction whose commit returned is present
  *    with its last value (or a later one), `check` is clean, the tree is in
  *    key order and every value is intact;
@@ -61,8 +62,10 @@ static int run(const char *out, char *const argv[])
 
 #define UNTORN(...) ((char *const[]){ "untorn", __VA_ARGS__, NULL })
 
-/* One kill -9 trial: bench until `after` commits are acknowledged. */
-static int bench_and_kill(unsigned after, struct acks *acks, unsigned *acked)
+/* One kill -9 trial: bench, with txn_writes row writes a transaction,
+ * until `after` row writes are acknowledged. */
+static int bench_and_kill(unsigned after, char *txn_writes, struct acks *acks,
+			  unsigned *acked)
 {
 	char line[64];
 	int pipefd[2], status;
@@ -79,9 +82,9 @@ static int bench_and_kill(unsigned after, struct acks *acks, unsigned *acked)
 		dup2(null, 1);
 		dup2(null, 2);
 		dup2(pipefd[1], 3);
-		execv(untorn, UNTORN("bench", "write", dir, "--threads", "4",
-				     "--seconds", "600", "--commit", "sync",
-				     "--pool", "2M", "--ack-fd", "3"));
+		execv(untorn, UNTORN("bench", "write", dir, "--threads", "4", "--seconds",
+				     "600", "--commit", "sync", "--pool", "2M",
+				     "--ack-fd", "3", "--txn-writes", txn_writes));
 		_exit(127);
 	}
 	close(pipefd[1]);
@@ -171,7 +174,8 @@ static int kill9_trials(unsigned trials)
 	srand(getpid());
 	for (t = 0; t < trials; t++) {
 		after = t % 10 == 0 ? 0 : 1 + rand() % 3000;
-		if (bench_and_kill(after, &acks, &acked)) {
+		/* every other trial: transactions of four writes */
+		if (bench_and_kill(after, t % 2 ? "4" : "1", &acks, &acked)) {
 			ktap_diag("trial %u: bench did not die by SIGKILL", t);
 			failures++;
 			continue;
@@ -259,7 +263,7 @@ static int damaged_tail(int garbage, const char *want)
 	size_t n;
 	int rc_rec, ok;
 
-	if (bench_and_kill(500, &acks, &acked))
+	if (bench_and_kill(500, "1", &acks, &acked))
 		return 0;
 	snprintf(log, sizeof(log), "%s/untorn.redo", dir);
 	off = newest_block(log, blk);
@@ -410,7 +414,7 @@ int main(void)
 		return ktap_finish();
 	}
 	ktap_ok(kill9_trials(trials),
-		"%u kill -9 trials during bench write --commit sync: every acknowledged commit survives, check clean, tree ordered",
+		"%u kill -9 trials during bench write --commit sync, half with four writes a transaction: every acknowledged commit survives, check clean, tree ordered",
 		trials);
 	for (k = 1; k < 4; k++)
 		ok &= torn_page_restored(k);

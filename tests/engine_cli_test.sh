@@ -12,7 +12,7 @@ UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-engine-cli-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 23
+ktap_plan 25
 
 S=$scratch/s
 "$UNTORN" init "$S" >/dev/null
@@ -46,6 +46,19 @@ assert d["tps"] > 0 and d["commits"] > 0 and d["fsyncs"] > 0
 assert d["commit_p50_us"] <= d["commit_p95_us"] <= d["commit_p99_us"]
 PY
 ok $? "bench write --json has tps, commit p50/p95/p99, pages, device bytes, fsyncs, dblwr wait, guard, page size"
+"$UNTORN" bench write "$S" --threads 2 --seconds 1 --txn-writes 4 --json --ack-fd 3 \
+	>"$scratch/txn.json" 3>"$scratch/txn.acks" &&
+	"$UNTORN" verify "$S" --acks "$scratch/txn.acks" >/dev/null &&
+	python3 - "$scratch/txn.json" "$scratch/txn.acks" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+acks = sum(1 for _ in open(sys.argv[2]))
+assert d["txn_writes"] == 4 and d["commits"] > 0, d
+assert abs(d["row_writes_per_second"] - 4 * d["tps"]) < 1e-6 * d["tps"] + 1e-9, d
+# every committed transaction acknowledged its four writes, and no more
+assert acks % 4 == 0 and acks >= 4 * d["commits"], (acks, d["commits"])
+PY
+ok $? "bench write --txn-writes 4: four acknowledged writes a commit, all there (verify --acks)"
 "$UNTORN" check "$S" >/dev/null
 ok $? "check clean after the benchmark"
 
@@ -70,6 +83,7 @@ expect_fail "load: zero rows" "out of range" "$S" -- load "$S" --rows 0
 expect_fail "load: absurd value size" "out of range" "$S" -- load "$S" --rows 10 --value-size 10000000
 expect_fail "load: value larger than 1/8 page" "exceeds" "$S" -- load "$S" --rows 10 --value-size 5000
 expect_fail "bench: zero threads" "out of range" "$S" -- bench write "$S" --threads 0
+expect_fail "bench: 65 writes a transaction" "out of range" "$S" -- bench write "$S" --txn-writes 65
 expect_fail "bench: negative seconds" "not a number" "$S" -- bench write "$S" --seconds -1
 expect_fail "bench: missing store" "no such directory" "$scratch/nope" -- bench write "$scratch/nope"
 

@@ -5,7 +5,8 @@
  * log (so pages are evicted and flushed and the log wraps and forces
  * checkpoints), range scans in key order, everything still there after a
  * clean restart, four writer threads and a reader at once,
- * extreme keys and value sizes, and ENOSPC while growing the data file.
+ * extreme keys and value sizes, ENOSPC while growing the data file, and
+ * a transaction of several writes durable at its one commit.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -237,6 +238,56 @@ static int edges(void)
 	return ok && eng;
 }
 
+/*
+ * A transaction of four writes and a delete of an absent key (refused,
+ * the transaction goes on), sync commit: one commit counted, and a copy
+ * of the store taken the moment the commit returns (the page cache, what
+ * kill -9 leaves behind) holds all four writes.
+ */
+static int txn_commit(void)
+{
+	struct ut_engine_opts o;
+	struct ut_engine_stats s0, s1;
+	struct ut_engine *eng, *copy;
+	struct ut_err err = { "" };
+	unsigned char val[200];
+	char cmd[700], copy_dir[320];
+	struct ut_txn t;
+	uint64_t k, ver;
+	uint32_t len;
+	int ok = 1;
+
+	if (make_store("txn", 16384))
+		return 0;
+	ut_engine_opts_default(&o);
+	o.commit = UT_COMMIT_SYNC;
+	if (ut_engine_open(dir, &o, &eng, NULL, &err))
+		return 0;
+	ut_engine_stats(eng, &s0);
+	ut_txn_begin(eng, &t);
+	for (k = 0; k < 4; k++) {
+		row_value(val, sizeof(val), k * 1000, 7, 0);
+		ok &= !ut_txn_put(&t, k * 1000, val, sizeof(val), &err);
+	}
+	ok &= ut_txn_delete(&t, 99, &err) == -ENOENT;
+	ok &= !ut_txn_commit(&t, &err) && t.writes == 4;
+	ut_engine_stats(eng, &s1);
+	ok &= s1.commits == s0.commits + 1;
+	snprintf(copy_dir, sizeof(copy_dir), "%s.copy", dir);
+	snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s'", dir, copy_dir);
+	ok &= !system(cmd);
+	ut_engine_close(eng, &err);
+	if (ut_engine_open(copy_dir, &o, &copy, NULL, &err)) {
+		ktap_diag("the copy: %s", err.msg);
+		return 0;
+	}
+	for (k = 0; k < 4; k++)
+		ok &= !ut_get(copy, k * 1000, val, sizeof(val), &len) &&
+		      !row_check(val, len, k * 1000, &ver) && ver == 7;
+	ut_engine_close(copy, &err);
+	return ok;
+}
+
 /* the table is set before the engine's threads start and reset after
  * they stop (they read it without a lock); in between, a flag arms it */
 static atomic_int enospc_armed, enospc_left;
@@ -296,7 +347,7 @@ int main(void)
 
 	srand(11);
 	test_scratch_dir("engine");
-	ktap_plan(8);
+	ktap_plan(9);
 	if (make_store("model", 8192) || !(eng = open_engine(64 * 8192)))
 		return ktap_finish();
 	ok = random_ops(eng, 60000);
@@ -317,5 +368,7 @@ int main(void)
 	ktap_ok(edges(), "keys 0, 2^63 and 2^64-1, values of 24 bytes and of the 1/8-page limit; over the limit refused");
 	ktap_ok(enospc_load(),
 		"ENOSPC growing the data file: clear error, committed rows survive, store reopens");
+	ktap_ok(txn_commit(),
+		"a transaction of four writes, sync commit: counted once, all four in the page cache when the commit returns");
 	return ktap_finish();
 }

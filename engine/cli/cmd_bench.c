@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * cmd_bench.c - `untorn bench write DIR`: T threads commit a sysbench-like
- * mix of updates of existing rows and inserts of new ones on random keys
- * for S seconds; prints TPS, commit latency percentiles, pages and bytes
+ * mix of updates of existing rows and inserts of new ones on random keys,
+ * one or several row writes a transaction, for S seconds; prints TPS, commit latency percentiles, pages and bytes
  * written, fsyncs and doublewrite slot waits, as a table or JSON.
  */
 #include <errno.h>
@@ -22,22 +22,28 @@
 #include "cli.h"
 #include "rowgen.h"
 
+#define UT_BENCH_TXN_WRITES_MAX 64
+
 static const char bench_help[] =
 	"usage: untorn bench write DIR [--regime commit|flush] [--threads T] [--seconds S]\n"
 	"                         [--warmup S] [--commit sync|lazy] [--update-pct P]\n"
-	"                         [--value-size B] [--pool SIZE] [--cleaners N]\n"
-	"                         [--flushing adaptive|eager] [--rows N] [--json] [--wait S]\n"
+	"                         [--txn-writes N] [--value-size B] [--pool SIZE]\n"
+	"                         [--cleaners N] [--flushing adaptive|eager] [--rows N]\n"
+	"                         [--json] [--wait S]\n"
 	"\n"
 	"T threads (default 4) run transactions for S seconds (default 10): each is\n"
-	"one row write, an update of a random existing key (P%, default 75) or an\n"
-	"insert of a new key, committed with fdatasync of the redo log (sync, the\n"
-	"default) or flushed every 100 ms (lazy).  Prints TPS, commit latency\n"
-	"p50/p95/p99, pages written, bytes the device wrote, fsyncs, doublewrite\n"
-	"slot wait time, and latch waits per class.  --cleaners (default 2) page\n"
-	"cleaner threads share the store's doublewrite segments (2 by default):\n"
-	"more cleaners than segments wait for slots.  --rows N: keys 0..N-1 exist\n"
-	"(as after `load --rows N`); without it the store is scanned to find out.\n"
-	"--ack-fd FD writes \"KEY VERSION\" of every acknowledged commit to FD;\n"
+	"N row writes (default 1), each an update of a random existing key (P%,\n"
+	"default 75) or an insert of a new key, then one commit: fdatasync of the\n"
+	"redo log (sync, the default) or flushed every 100 ms (lazy).  The writes\n"
+	"of a transaction are durable together, not atomic together (untorn has\n"
+	"no undo log).  Prints TPS (transactions a second), the latency of a\n"
+	"whole transaction p50/p95/p99, pages written, bytes the device wrote,\n"
+	"fsyncs, doublewrite slot wait time, and latch waits per class.\n"
+	"--cleaners (default 2) page cleaner threads share the store's\n"
+	"doublewrite segments (2 by default): more cleaners than segments wait\n"
+	"for slots.  --rows N: keys 0..N-1 exist (as after `load --rows N`);\n"
+	"without it the store is scanned to find out.\n"
+	"--ack-fd FD writes \"KEY VERSION\" of every acknowledged row write to FD;\n"
 	"--ack-dev PATH writes each as a record of its own, one logical block,\n"
 	"with O_DIRECT|O_DSYNC, to a block device (or file) for power-cut replays\n"
 	"(read back with the zero bytes removed; `untorn verify --acks`).\n"
@@ -50,10 +56,12 @@ static const char bench_help[] =
 	"checkpoint age is over a tenth of the log) or adaptive (they follow the\n"
 	"age and the redo rate from half the log on: no log-space waits).\n"
 	"--regime names a whole set, which options given as well override:\n"
-	"  commit  --commit sync --threads 4 --update-pct 75 --seconds 10\n"
-	"          (every commit waits for fdatasync: bound by the commit path)\n"
-	"  flush   --commit lazy --threads 8 --update-pct 100 --seconds 120\n"
-	"          --warmup 20 (innodb_flush_log_at_trx_commit=2: bound by page\n"
+	"  commit  --commit sync --threads 4 --update-pct 75 --txn-writes 1\n"
+	"          --seconds 10 (every commit waits for fdatasync: bound by the\n"
+	"          commit path)\n"
+	"  flush   --commit lazy --threads 8 --update-pct 100 --txn-writes 4\n"
+	"          --seconds 120 --warmup 20 (innodb_flush_log_at_trx_commit=2,\n"
+	"          oltp_write_only's four row writes a transaction: bound by page\n"
 	"          writes once the store is many times the log; see bench-matrix)\n"
 	"\n" CLI_WAIT_HELP;
 
@@ -61,6 +69,7 @@ struct bench {
 	struct ut_engine *eng;
 	uint64_t rows; /* keys 0..rows-1 exist */
 	uint64_t seconds, warmup, threads, update_pct, value_size;
+	uint64_t txn_writes; /* row writes a transaction */
 	int ack_fd;
 	struct ack_dev ack_dev;
 	const char *ack_dev_path;
@@ -141,21 +150,62 @@ static int ack_dev_record(struct bench *b, uint64_t key, uint64_t version)
 	return ret;
 }
 
+/* Tells --ack-fd and --ack-dev of a committed transaction's writes. */
+static int txn_ack(struct bench *b, const uint64_t *keys, uint64_t version, unsigned n)
+{
+	char ack[64];
+	unsigned i;
+	int len;
+
+	for (i = 0; i < n; i++) {
+		uint64_t ver = version - n + 1 + i;
+
+		if (b->ack_fd >= 0) {
+			len = snprintf(ack, sizeof(ack),
+				       "%" PRIu64 " %" PRIu64 "\n", keys[i], ver);
+			if (write(b->ack_fd, ack, len) != len)
+				b->ack_fd = -1;
+		}
+		if (b->ack_dev.fd >= 0 && ack_dev_record(b, keys[i], ver))
+			return -1;
+	}
+	return 0;
+}
+
+/* One transaction: txn_writes row writes, then the commit; the writes
+ * take versions version+1.. and their keys go to keys[]. */
+static int txn_run(struct worker *w, uint64_t *keys, uint64_t *version,
+		   struct ut_err *err)
+{
+	struct bench *b = w->b;
+	unsigned char val[65536];
+	struct ut_txn t;
+	unsigned i;
+	int ret;
+
+	ut_txn_begin(b->eng, &t);
+	for (i = 0; i < b->txn_writes; i++) {
+		keys[i] = next_key(w);
+		row_value(val, b->value_size, keys[i], ++*version, w->id);
+		ret = ut_txn_put(&t, keys[i], val, b->value_size, err);
+		if (ret)
+			return ret;
+	}
+	return ut_txn_commit(&t, err);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct bench *b = w->b;
-	unsigned char val[65536];
 	struct ut_err err = { "" };
-	uint64_t key, version = b->version_base, t0;
-	char ack[64];
-	int ret, n;
+	uint64_t keys[UT_BENCH_TXN_WRITES_MAX] = { 0 };
+	uint64_t version = b->version_base, t0;
+	int ret;
 
 	while (!atomic_load(&b->stop)) {
-		key = next_key(w);
-		row_value(val, b->value_size, key, ++version, w->id);
 		t0 = ut_now_ns();
-		ret = ut_put(b->eng, key, val, b->value_size, &err);
+		ret = txn_run(w, keys, &version, &err);
 		if (ret) {
 			if (!atomic_exchange(&b->failed, 1))
 				b->err = err;
@@ -166,13 +216,7 @@ static void *worker_main(void *arg)
 			lat_push(w, ut_now_ns() - t0);
 			atomic_fetch_add_explicit(&b->done, 1, memory_order_relaxed);
 		}
-		if (b->ack_fd >= 0) {
-			n = snprintf(ack, sizeof(ack),
-				     "%" PRIu64 " %" PRIu64 "\n", key, version);
-			if (write(b->ack_fd, ack, n) != n)
-				b->ack_fd = -1;
-		}
-		if (b->ack_dev.fd >= 0 && ack_dev_record(b, key, version))
+		if (txn_ack(b, keys, version, b->txn_writes))
 			break;
 	}
 	return NULL;
@@ -316,12 +360,14 @@ static void print_json(struct bench *b, const struct bench_result *r, const char
 	json_u64(&j, "page_size", ut_engine_page_size(b->eng));
 	json_str(&j, "commit", b->lazy ? "lazy" : "sync");
 	json_u64(&j, "threads", b->threads);
+	json_u64(&j, "txn_writes", b->txn_writes);
 	json_u64(&j, "cleaners", b->cleaners);
 	json_str(&j, "flushing", b->adaptive ? "adaptive" : "eager");
 	json_u64(&j, "warmup_seconds", b->warmup);
 	json_f64(&j, "seconds", r->seconds);
 	json_u64(&j, "commits", r->commits);
 	json_f64(&j, "tps", r->tps);
+	json_f64(&j, "row_writes_per_second", r->tps * b->txn_writes);
 	json_arr_open(&j, "tps_series");
 	for (i = 0; i < (int)r->n_sec; i++)
 		json_u64(&j, NULL, r->per_sec[i]);
@@ -372,7 +418,8 @@ static void print_table(struct bench *b, const struct bench_result *r)
 	       ut_engine_uses_jw(b->eng) ? " (pages through untorn_jw)" : "",
 	       ut_engine_page_size(b->eng), (unsigned long long)b->threads,
 	       r->seconds, (unsigned long long)b->warmup);
-	printf("  %-22s %12.0f\n", "tps", r->tps);
+	printf("  %-22s %12.0f (%llu row write%s each)\n", "tps", r->tps,
+	       (unsigned long long)b->txn_writes, b->txn_writes > 1 ? "s" : "");
 	if (r->n_sec)
 		printf("  %-22s %12llu / %llu (%.2f), %u below half, %u at zero\n",
 		       "second median / worst", (unsigned long long)r->sec_median,
@@ -425,12 +472,14 @@ static int bench_regime(int argc, char **argv, struct bench *b,
 		eo->commit = UT_COMMIT_SYNC;
 		b->threads = 4;
 		b->update_pct = 75;
+		b->txn_writes = 1;
 		b->seconds = 10;
 		b->warmup = 0;
 	} else if (!strcmp(name, "flush")) {
 		eo->commit = UT_COMMIT_LAZY;
 		b->threads = 8;
 		b->update_pct = 100;
+		b->txn_writes = 4;
 		b->seconds = 120;
 		b->warmup = 20;
 	} else {
@@ -452,6 +501,7 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 		{ "flushing", required_argument, NULL, 'f' },
 		{ "commit", required_argument, NULL, 'c' },
 		{ "update-pct", required_argument, NULL, 'u' },
+		{ "txn-writes", required_argument, NULL, 'n' },
 		{ "value-size", required_argument, NULL, 'v' },
 		{ "pool", required_argument, NULL, 'p' },
 		{ "ack-fd", required_argument, NULL, 'a' },
@@ -510,6 +560,11 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 		case 'u':
 			if (cli_parse_num("bench", "--update-pct", optarg, 0,
 					  100, &b->update_pct))
+				return -1;
+			break;
+		case 'n':
+			if (cli_parse_num("bench", "--txn-writes", optarg, 1,
+					  UT_BENCH_TXN_WRITES_MAX, &b->txn_writes))
 				return -1;
 			break;
 		case 'v':

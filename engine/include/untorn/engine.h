@@ -5,9 +5,11 @@
  * threads writing through the store's guard (doublewrite), checkpoints,
  * and crash recovery on open.
  *
- * A transaction is one row write (put or delete): it is one
- * mini-transaction, atomic through redo, durable when ut_put() returns in
- * `sync` commit mode, or within 100 ms in `lazy` mode.
+ * A row write (put or delete) is one mini-transaction, atomic through
+ * redo.  ut_put() and ut_delete() are transactions of one write; a
+ * transaction of several (ut_txn_*) applies each write at once and makes
+ * them all durable with one wait at commit: when ut_txn_commit() returns
+ * in `sync` commit mode, or within 100 ms of it in `lazy` mode.
  */
 #ifndef UNTORN_ENGINE_H
 #define UNTORN_ENGINE_H
@@ -83,6 +85,28 @@ int ut_put(struct ut_engine *eng, uint64_t key, const void *val, uint32_t len,
 /* -ENOENT when absent; *len gets the value's length (may exceed cap). */
 int ut_get(struct ut_engine *eng, uint64_t key, void *buf, uint32_t cap, uint32_t *len);
 int ut_delete(struct ut_engine *eng, uint64_t key, struct ut_err *err);
+
+/*
+ * A transaction of several row writes, committed once (sysbench's
+ * oltp_write_only: four statements, one commit).  Durable together, not
+ * atomic together: untorn keeps no undo log, so a crash before the commit
+ * returns may keep some of the writes (each one whole, never part of
+ * one); what a commit acknowledged is kept.  A failed write leaves the
+ * earlier ones applied: commit what was done, or let them go uncommitted.
+ */
+struct ut_txn {
+	struct ut_engine *eng;
+	uint64_t lsn; /* the end of the last write's redo, 0: none yet */
+	unsigned writes;
+};
+
+void ut_txn_begin(struct ut_engine *eng, struct ut_txn *t);
+int ut_txn_put(struct ut_txn *t, uint64_t key, const void *val, uint32_t len,
+	       struct ut_err *err);
+/* -ENOENT (the transaction goes on) when the key is absent. */
+int ut_txn_delete(struct ut_txn *t, uint64_t key, struct ut_err *err);
+/* Waits, in sync mode, for the redo of every write to be durable. */
+int ut_txn_commit(struct ut_txn *t, struct ut_err *err);
 
 typedef int (*ut_scan_fn)(uint64_t key, const void *val, uint32_t len, void *user);
 /* Calls fn for every key >= from in key order until fn returns non-zero. */
