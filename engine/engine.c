@@ -333,6 +333,7 @@ void ut_engine_stats(struct ut_engine *eng, struct ut_engine_stats *s)
 	s->pool_misses = ps.misses;
 	s->pool_free_waits = ps.free_waits;
 	ut_flush_get_log_waits(&eng->flush, &s->log_space_waits, &s->log_space_wait_ns);
+	ut_flush_get_log_pacing(&eng->flush, &s->log_pace_waits, &s->log_pace_ns);
 	s->checkpoint_age = ut_redo_age(&eng->log);
 	s->log_capacity = eng->log.capacity;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "base/mem.h"
 #include "base/probes.h"
 #include "buf/flush.h"
@@ -275,6 +276,11 @@ void ut_flush_init(struct ut_flush *fl, struct ut_bpool *pool,
 	atomic_init(&fl->pages_written, 0);
 	atomic_init(&fl->log_space_waits, 0);
 	atomic_init(&fl->log_space_wait_ns, 0);
+	ut_mutex_init(&fl->pace_mutex, UT_LATCH_CLEANER);
+	ut_redo_pace_init(&fl->pace, log->capacity);
+	atomic_init(&fl->pacing, 0);
+	atomic_init(&fl->log_pace_waits, 0);
+	atomic_init(&fl->log_pace_ns, 0);
 	atomic_init(&fl->log_waiters, 0);
 	fl->adaptive = 0;
 	ut_flush_rate_init(&fl->rate, log->capacity);
@@ -350,9 +356,45 @@ void ut_flush_want_free(void *arg)
 	ut_mutex_unlock(&fl->mutex);
 }
 
+/* While the log holds writers back, a row write waits for its turn at
+ * the paced redo rate (redo_pace.h). */
+static void log_pace(struct ut_flush *fl)
+{
+	uint64_t ns, slept = 0, age = ut_redo_age(fl->log);
+	struct timespec ts;
+
+	if (fl->fatal || !fl->n_cleaners)
+		return;
+	/* pacing starts above half the log: below it, off, nothing to ask */
+	if (!atomic_load_explicit(&fl->pacing, memory_order_relaxed) &&
+	    age <= fl->log->capacity / 2)
+		return;
+	for (;;) {
+		ut_mutex_lock(&fl->pace_mutex);
+		ns = ut_redo_pace_admit(&fl->pace, ut_now_ns(),
+					ut_redo_current(fl->log), age);
+		atomic_store_explicit(&fl->pacing, fl->pace.rate != 0,
+				      memory_order_relaxed);
+		ut_mutex_unlock(&fl->pace_mutex);
+		if (!ns || fl->fatal)
+			break;
+		ts.tv_sec = ns / 1000000000ull;
+		ts.tv_nsec = ns % 1000000000ull;
+		nanosleep(&ts, NULL); /* the writer's turn, not synchronisation */
+		slept += ns;
+		age = ut_redo_age(fl->log);
+	}
+	if (slept) {
+		atomic_fetch_add(&fl->log_pace_waits, 1);
+		atomic_fetch_add(&fl->log_pace_ns, slept);
+	}
+}
+
 void ut_flush_log_free_check(struct ut_flush *fl)
 {
-	uint64_t limit = fl->log->capacity / 8 * 5, t0 = 0;
+	uint64_t limit = UT_FLUSH_STOP(fl->log->capacity), t0 = 0;
+
+	log_pace(fl);
 
 	while (ut_redo_age(fl->log) > limit && !fl->fatal && fl->n_cleaners) {
 		if (!t0) {
@@ -388,6 +430,12 @@ void ut_flush_get_log_waits(struct ut_flush *fl, uint64_t *waits, uint64_t *wait
 {
 	*waits = atomic_load(&fl->log_space_waits);
 	*wait_ns = atomic_load(&fl->log_space_wait_ns);
+}
+
+void ut_flush_get_log_pacing(struct ut_flush *fl, uint64_t *paced, uint64_t *pace_ns)
+{
+	*paced = atomic_load(&fl->log_pace_waits);
+	*pace_ns = atomic_load(&fl->log_pace_ns);
 }
 
 int ut_flush_fatal(const struct ut_flush *fl)

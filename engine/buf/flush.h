@@ -16,6 +16,7 @@
 #include "buf/bpool.h"
 #include "buf/checkpoint.h"
 #include "buf/flush_rate.h"
+#include "buf/redo_pace.h"
 #include "guard/guard.h"
 #include "log/redo.h"
 
@@ -53,6 +54,11 @@ struct ut_flush {
 	atomic_uint_fast64_t pages_written;
 	atomic_uint_fast64_t log_space_waits; /* writers stopped by the */
 	atomic_uint_fast64_t log_space_wait_ns; /* log-free check, and how long */
+	struct ut_mutex pace_mutex; /* pace */
+	struct ut_redo_pace pace; /* writer pacing (redo_pace.h) */
+	atomic_int pacing; /* pace.rate != 0, read without the mutex */
+	atomic_uint_fast64_t log_pace_waits; /* row writes paced, and */
+	atomic_uint_fast64_t log_pace_ns; /* the time they slept */
 	atomic_int log_waiters; /* writers stopped right now: a checkpoint is urgent */
 };
 
@@ -78,16 +84,19 @@ int ut_flush_all(struct ut_flush *fl);
  * the struct ut_flush. */
 void ut_flush_want_log_space(void *arg);
 void ut_flush_want_free(void *arg);
-/* Called before a row operation latches anything: when the log is 5/8
- * full, asks the cleaners for a checkpoint and waits until there is room
- * again, instead of failing later with the log full (InnoDB's
- * log_free_check). */
+/* Called before a row operation latches anything: while the log holds
+ * writers back, waits for its turn at the paced redo rate (redo_pace.h);
+ * when the log is 5/8 full, asks the cleaners for a checkpoint and waits
+ * until there is room again, instead of failing later with the log full
+ * (InnoDB's log_free_check). */
 void ut_flush_log_free_check(struct ut_flush *fl);
 /* Waits up to ns for a cleaner to finish a batch; nonzero once the
  * cleaners are stopping. */
 int ut_flush_wait_progress(struct ut_flush *fl, uint64_t ns);
 /* Row operations the log-free check stopped, and the time they waited. */
 void ut_flush_get_log_waits(struct ut_flush *fl, uint64_t *waits, uint64_t *wait_ns);
+/* Row operations paced near the stop, and the time they slept. */
+void ut_flush_get_log_pacing(struct ut_flush *fl, uint64_t *paced, uint64_t *pace_ns);
 /* The error that stopped page writes, or 0. */
 int ut_flush_fatal(const struct ut_flush *fl);
 uint64_t ut_flush_pages_written(struct ut_flush *fl);

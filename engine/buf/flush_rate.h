@@ -42,6 +42,9 @@ struct ut_flush_rate {
  * redo log asks for space (ut_flush_want_log_space's target). */
 #define UT_FLUSH_ASYNC_DIV 2
 
+/* Where row writes stop for log space (ut_flush_log_free_check). */
+#define UT_FLUSH_STOP(capacity) ((capacity) / 8 * 5)
+
 void ut_flush_rate_init(struct ut_flush_rate *fr, uint64_t capacity);
 
 /* The percentage of the redo rate to add at this age (0 below the

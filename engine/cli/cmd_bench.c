@@ -60,7 +60,7 @@ static const char bench_help[] =
 	"          --seconds 10 (every commit waits for fdatasync: bound by the\n"
 	"          commit path)\n"
 	"  flush   --commit lazy --threads 8 --update-pct 100 --txn-writes 4\n"
-	"          --seconds 120 --warmup 20 (innodb_flush_log_at_trx_commit=2,\n"
+	"          --seconds 120 --warmup 60 (innodb_flush_log_at_trx_commit=2,\n"
 	"          oltp_write_only's four row writes a transaction: bound by page\n"
 	"          writes once the store is many times the log; see bench-matrix)\n"
 	"\n" CLI_WAIT_HELP;
@@ -293,6 +293,8 @@ static void stats_since(struct ut_engine_stats *a, const struct ut_engine_stats 
 	a->pool_free_waits -= b->pool_free_waits;
 	a->log_space_waits -= b->log_space_waits;
 	a->log_space_wait_ns -= b->log_space_wait_ns;
+	a->log_pace_waits -= b->log_pace_waits;
+	a->log_pace_ns -= b->log_pace_ns;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -380,6 +382,8 @@ static void print_json(struct bench *b, const struct bench_result *r, const char
 	json_u64(&j, "seconds_at_zero", r->zero_secs);
 	json_u64(&j, "log_space_waits", r->st.log_space_waits);
 	json_u64(&j, "log_space_wait_ns", r->st.log_space_wait_ns);
+	json_u64(&j, "log_pace_waits", r->st.log_pace_waits);
+	json_u64(&j, "log_pace_ns", r->st.log_pace_ns);
 	json_u64(&j, "checkpoint_age_max", r->age_max);
 	json_u64(&j, "log_capacity", r->st.log_capacity);
 	json_u64(&j, "commit_p50_us", r->p50);
@@ -438,6 +442,8 @@ static void print_table(struct bench *b, const struct bench_result *r)
 	printf("  %-22s %12.3f ms (%llu waits)\n", "log space wait",
 	       r->st.log_space_wait_ns / 1e6,
 	       (unsigned long long)r->st.log_space_waits);
+	printf("  %-22s %12.3f ms (%llu row writes)\n", "log pacing",
+	       r->st.log_pace_ns / 1e6, (unsigned long long)r->st.log_pace_waits);
 	printf("  %-22s %12.1f %% of the log (%s flushing)\n", "checkpoint age peak",
 	       r->st.log_capacity ? 100.0 * r->age_max / r->st.log_capacity : 0,
 	       b->adaptive ? "adaptive" : "eager");
@@ -481,7 +487,7 @@ static int bench_regime(int argc, char **argv, struct bench *b,
 		b->update_pct = 100;
 		b->txn_writes = 4;
 		b->seconds = 120;
-		b->warmup = 20;
+		b->warmup = 60; /* writer pacing settles in 2-3 turns */
 	} else {
 		return cli_usage_fail("bench",
 				      "--regime is commit or flush, not '%s'", name);

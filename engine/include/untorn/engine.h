@@ -60,6 +60,9 @@ struct ut_engine_stats {
 	uint64_t pool_reads, pool_hits, pool_misses, pool_free_waits;
 	/* row operations stopped for log space (the log-free check) */
 	uint64_t log_space_waits, log_space_wait_ns;
+	/* row operations paced while the log holds writers back, and the
+	 * time they slept (redo_pace.h) */
+	uint64_t log_pace_waits, log_pace_ns;
 	uint64_t checkpoint_age; /* redo bytes since the checkpoint, now */
 	uint64_t log_capacity;
 };
