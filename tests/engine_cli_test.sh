@@ -12,7 +12,7 @@ UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-engine-cli-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 25
+ktap_plan 26
 
 S=$scratch/s
 "$UNTORN" init "$S" >/dev/null
@@ -30,6 +30,13 @@ ok $? "a value may start with '-' (and be --wait after --); --wait goes anywhere
 "$UNTORN" load "$S" --rows 20000 --order random >"$scratch/out"
 grep -q "loaded 20000 rows (random order" "$scratch/out"
 ok $? "load --rows 20000 --order random"
+# on a terminal (script(1) gives it one) load draws its progress line on
+# stderr and erases it; in a pipe, nothing
+script -qec "'$UNTORN' load '$S' --rows 3000 --start 40000" /dev/null >"$scratch/tty.out" 2>&1
+"$UNTORN" load "$S" --rows 3000 --start 50000 >/dev/null 2>"$scratch/pipe.err"
+grep -aq 'of 3000 rows (.*%), .*/s, .* left' "$scratch/tty.out" && grep -aq 'loaded 3000 rows' "$scratch/tty.out" &&
+	[ ! -s "$scratch/pipe.err" ]
+ok $? "load on a terminal: rows, rate and time left on stderr; in a pipe: nothing"
 "$UNTORN" load "$S" --rows 5000 --start 100000 --order sequential --commit sync >/dev/null &&
 	"$UNTORN" check "$S" >/dev/null
 ok $? "sequential load with sync commits; check clean"

@@ -14,7 +14,7 @@ top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/var/tmp}/untorn-scripts-test-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 7
+ktap_plan 8
 
 # paths under the top folder
 SCRIPTS="scripts/bench-matrix scripts/bt-plot scripts/crash-sim scripts/demo scripts/emulate-hdd scripts/fio-compare
@@ -159,6 +159,20 @@ fi
 [ -z "$bad" ] || echo "# failed:$bad"
 [ -z "$bad" ]
 ok $? "emulate-hdd: a disk it did not start, a non-device, an unknown command, calibrating a device it did not start (left intact): one line, exit 2"
+
+# the progress line of long jobs (common.sh): the step, the time so far
+# and the time left at the mean step so far, on stderr; nothing when
+# stderr is not a terminal (CI logs), unless UNTORN_PROGRESS=1
+out=$(bash -c 'prog=t; top=$1; . "$top/scripts/lib/common.sh"
+	UNTORN_PROGRESS=1 progress 0 4 first
+	progress_t0=$(( $(date +%s) - 120 ))
+	UNTORN_PROGRESS=1 progress 3 4 last
+	progress 3 4 quiet' _ "$top" 2>&1 >/dev/null)
+echo "$out" | sed 's/^/# /'
+[ "$(echo "$out" | sed -n 1p)" = "t: [1/4] first, 0 s so far" ] &&
+	[ "$(echo "$out" | sed -n 2p)" = "t: [4/4] last, 2:00 so far, about 40 s left" ] &&
+	[ "$(echo "$out" | wc -l)" = 2 ]
+ok $? "progress lines: step, time so far, time left from the mean step; silent off a terminal"
 
 # the two profiles, calibrated: the cloud SSD serves random writes an
 # order of magnitude faster than the disk, and both are torn down

@@ -12,6 +12,7 @@
 #include <untorn/latch.h>
 #include <untorn/parse.h>
 #include "cli.h"
+#include "progress.h"
 #include "rowgen.h"
 
 static const char load_help[] =
@@ -22,7 +23,8 @@ static const char load_help[] =
 	"(default 100, from 24 up to 1/8 of a page's record area).  --order random\n"
 	"(default) splits leaves all over the file: key order != file order.\n"
 	"--commit lazy (default) flushes the log every 100 ms; the store is\n"
-	"checkpointed when load ends.\n"
+	"checkpointed when load ends.  On a terminal, stderr shows the rows\n"
+	"loaded, the rate and the time left, once a second.\n"
 	"\n" CLI_WAIT_HELP;
 
 struct load_opts {
@@ -119,6 +121,7 @@ int cmd_load(int argc, char **argv)
 	struct ut_engine_stats s;
 	struct ut_engine *eng;
 	struct ut_err err = { "" };
+	struct cli_progress prog;
 	unsigned char *val;
 	uint64_t i, done = 0, key, mask = 1, t0;
 	double secs;
@@ -141,6 +144,7 @@ int cmd_load(int argc, char **argv)
 	}
 	val = malloc(lo.value_size);
 	t0 = ut_now_ns();
+	cli_progress_start(&prog, "rows", lo.rows);
 	for (i = 0; i <= mask && done < lo.rows && val; i++) {
 		key = lo.sequential ? i : permute(i, mask);
 		if (key >= lo.rows)
@@ -150,7 +154,9 @@ int cmd_load(int argc, char **argv)
 		if (ret)
 			break;
 		done++;
+		cli_progress_update(&prog, done);
 	}
+	cli_progress_end(&prog);
 	free(val);
 	secs = (ut_now_ns() - t0) / 1e9;
 	ut_engine_stats(eng, &s);

@@ -17,6 +17,28 @@ need_root() {	# WHAT-FOR
 	[ "$(id -u)" -eq 0 ] || die "needs root ($1); run it with sudo"
 }
 
+# fmt_secs S: "1:02:03", "4:05" or "6 s"
+fmt_secs() {
+	if [ "$1" -ge 3600 ]; then printf '%d:%02d:%02d' $(($1 / 3600)) $(($1 / 60 % 60)) $(($1 % 60))
+	elif [ "$1" -ge 60 ]; then printf '%d:%02d' $(($1 / 60)) $(($1 % 60))
+	else printf '%d s' "$1"; fi
+}
+
+# progress DONE TOTAL WHAT: a line on stderr before each step of a long
+# job, "prog: [DONE/TOTAL] WHAT, 2:10 so far, about 6:30 left" (the mean
+# step so far times the steps left), only when stderr is a terminal:
+# CI logs stay as they were.  UNTORN_PROGRESS=1 forces it (the tests).
+progress_t0=""
+progress() {
+	local now el left=""
+	[ -t 2 ] || [ "${UNTORN_PROGRESS:-0}" = 1 ] || return 0
+	now=$(date +%s)
+	[ -n "$progress_t0" ] || progress_t0=$now
+	el=$((now - progress_t0))
+	[ "$1" -gt 0 ] && [ "$2" -gt "$1" ] && left=", about $(fmt_secs $((el * ($2 - $1) / $1))) left"
+	printf '%s: [%d/%d] %s, %s so far%s\n' "$prog" $(($1 + 1)) "$2" "$3" "$(fmt_secs "$el")" "$left" >&2
+}
+
 # need_value OPTION ARGS...: the option has a value after it
 need_value() {
 	[ $# -ge 2 ] || die "$1 needs a value; see --help"
