@@ -21,7 +21,7 @@ cleanup() {
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/loopfs.sh"
-ktap_plan 8
+ktap_plan 9
 
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest fscheck "needs root for loop devices and mounts"
 for t in losetup mkfs.ext4 tune2fs chattr mkfs.btrfs; do
@@ -44,6 +44,18 @@ verdict "$scratch/nojournal"
 	! grep -q "data mode *ordered" "$scratch/out"
 ok $? "ext4 made with -O ^has_journal: 'no journal', fix tune2fs -O has_journal, exit 1"
 sed -n 's/^InnoDB/# InnoDB/p' "$scratch/out"
+
+# the fix as this user types it: the real device, and mkfs-journal by
+# its path in this checkout, or by its installed name for a binary that
+# runs outside one (a copy in $scratch/bin)
+mkdir -p "$scratch/bin" && cp "$FSCHECK" "$scratch/bin/untorn-fscheck" &&
+	"$scratch/bin/untorn-fscheck" "$scratch/nojournal" >"$scratch/out.inst" 2>&1
+tree=$(cd "$(dirname "$(readlink -f "$FSCHECK")")/.." && pwd)
+grep -q "tune2fs -O has_journal $dev," "$scratch/out" &&
+	grep -q "filesystem with $tree/scripts/mkfs-journal)" "$scratch/out" &&
+	grep -q "filesystem with untorn-mkfs-journal)" "$scratch/out.inst" &&
+	! grep -q "scripts/" "$scratch/out.inst" && ! grep -qw -e DEVICE -e PATH "$scratch/out"
+ok $? "the fix names $dev, and mkfs-journal as the user has it: $tree/scripts/mkfs-journal here, untorn-mkfs-journal installed"
 
 umount "$scratch/nojournal" && tune2fs -O has_journal "$dev" >/dev/null &&
 	mount -o data=journal "$dev" "$scratch/nojournal" && verdict "$scratch/nojournal" &&

@@ -7,9 +7,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#include <untorn/err.h>
 #include <untorn/jw.h>
 #include "untorn_jw_uapi.h"
 
@@ -77,6 +79,18 @@ enum ut_jw_state ut_jw_engine_state(void)
 	return access(UNTORN_JW_DEVICE, F_OK) == 0 ? UT_JW_IN_USE : UT_JW_NOT_LOADED;
 }
 
+/* The fix names mkfs-journal as this user has it (ut_tool_name). */
+static const char *jw_not_journalled(void)
+{
+	static __thread char msg[1400];
+	char tool[1100];
+
+	snprintf(msg, sizeof(msg),
+		 "the file is not on ext4 with data=journal (or is inline-data, encrypted, verity or DAX); mount with -o data=journal (%s makes such a filesystem)",
+		 ut_tool_name("mkfs-journal", tool, sizeof(tool)));
+	return msg;
+}
+
 const char *ut_jw_strerror(int err)
 {
 	switch (-err) {
@@ -86,7 +100,7 @@ const char *ut_jw_strerror(int err)
 	case ENOTTY:
 		return "the device does not speak this version of untorn_jw's ioctls; load the module built from this tree";
 	case EOPNOTSUPP:
-		return "the file is not on ext4 with data=journal (or is inline-data, encrypted, verity or DAX); mount with -o data=journal (scripts/mkfs-journal)";
+		return jw_not_journalled();
 	case ERANGE:
 		return "the write reaches past the end of the file; the module writes only inside the file: extend it first (fallocate or ftruncate)";
 	case E2BIG:

@@ -6,12 +6,57 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <untorn/err.h>
 #include "fscaps.h"
 
-static void say(struct ut_verdict *v, int safe, const char *fix,
-		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/*
+ * The fix as the user types it: {mkfs-journal} and {mkfs-atomic} become
+ * the script's name as installed here (ut_tool_name), {mount} the mount
+ * point and {device} the filesystem's device, never a placeholder.
+ */
+static void fix_expand(const struct ut_fscaps *c, const char *fix, char *out, size_t len)
+{
+	static const char *const tools[] = { "mkfs-journal", "mkfs-atomic" };
+	char name[1100], key[32];
+	const char *sub, *end;
+	size_t n = 0, i;
 
-static void say(struct ut_verdict *v, int safe, const char *fix, const char *fmt, ...)
+	out[0] = '\0';
+	while (*fix && n + 1 < len) {
+		end = *fix == '{' ? strchr(fix, '}') : NULL;
+		if (!end || (size_t)(end - fix) >= sizeof(key)) {
+			out[n++] = *fix++;
+			out[n] = '\0';
+			continue;
+		}
+		snprintf(key, sizeof(key), "%.*s", (int)(end - fix - 1), fix + 1);
+		sub = NULL;
+		for (i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
+			if (!strcmp(key, tools[i]))
+				sub = ut_tool_name(key, name, sizeof(name));
+		if (!strcmp(key, "mount"))
+			sub = c->mnt.mount_point[0] ? c->mnt.mount_point : c->path;
+		if (!strcmp(key, "device"))
+			sub = c->mnt.source[0] ? c->mnt.source :
+						 "the filesystem's device";
+		if (!sub) {
+			out[n++] = *fix++;
+			out[n] = '\0';
+			continue;
+		}
+		n += snprintf(out + n, len - n, "%s", sub);
+		if (n >= len)
+			n = len - 1;
+		fix = end + 1;
+	}
+}
+
+static void say(const struct ut_fscaps *c, struct ut_verdict *v, int safe,
+		const char *fix, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static void say(const struct ut_fscaps *c, struct ut_verdict *v, int safe,
+		const char *fix, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -19,20 +64,20 @@ static void say(struct ut_verdict *v, int safe, const char *fix, const char *fmt
 	va_start(ap, fmt);
 	vsnprintf(v->reason, sizeof(v->reason), fmt, ap);
 	va_end(ap);
-	snprintf(v->fix, sizeof(v->fix), "%s", fix ? fix : "");
+	fix_expand(c, fix ? fix : "", v->fix, sizeof(v->fix));
 }
 
 /* What rules out every guard: no durable device, or no cache flushes. */
 static int fs_unusable(const struct ut_fscaps *c, struct ut_verdict *v)
 {
 	if (!c->durable) {
-		say(v, 0, "put the store on a local ext4 or XFS filesystem on a real or loop block device",
+		say(c, v, 0, "put the store on a local ext4 or XFS filesystem on a real or loop block device",
 		    "%s keeps no crash-safe copy on a block device untorn can reason about",
 		    c->mnt.fstype[0] ? c->mnt.fstype : "this filesystem");
 		return 1;
 	}
 	if (!c->barrier) {
-		say(v, 0, "remount with barriers: mount -o remount,barrier PATH (and drop nobarrier from /etc/fstab)",
+		say(c, v, 0, "remount with barriers: mount -o remount,barrier {mount} (and drop nobarrier from /etc/fstab)",
 		    "mounted nobarrier: the device's write cache is never flushed, so no fdatasync proves anything");
 		return 1;
 	}
@@ -44,7 +89,7 @@ static int no_journal(const struct ut_fscaps *c, struct ut_verdict *v)
 {
 	if (!c->no_journal)
 		return 0;
-	say(v, 0, "add a journal: unmount, tune2fs -O has_journal DEVICE, then mount with -o data=journal (or make a new filesystem with scripts/mkfs-journal)",
+	say(c, v, 0, "add a journal: unmount, tune2fs -O has_journal {device}, then mount with -o data=journal (or make a new filesystem with {mkfs-journal})",
 	    "this %s has no journal (made with -O ^has_journal): data=journal is impossible and pages are overwritten in place",
 	    c->mnt.fstype);
 	return 1;
@@ -62,7 +107,7 @@ static void nocow_verdict(const struct ut_fscaps *c, const char *keep,
 			 c->nocow_files, c->files_seen);
 	else
 		snprintf(why, sizeof(why), "the path is NOCOW (chattr +C or nodatacow)");
-	say(v, 0, keep,
+	say(c, v, 0, keep,
 	    "btrfs, but %s: their pages are overwritten in place, not copied on write, and a crash can tear them",
 	    why);
 }
@@ -75,7 +120,7 @@ static void journal_verdict(const struct ut_fscaps *c, uint32_t page_size,
 			    uint32_t block_size, int uses_jw, struct ut_verdict *v)
 {
 	if (strcmp(c->mnt.fstype, "ext4") && strcmp(c->mnt.fstype, "ext3")) {
-		say(v, 0, "make an ext4 filesystem mounted data=journal (scripts/mkfs-journal), or use --guard doublewrite",
+		say(c, v, 0, "make an ext4 filesystem mounted data=journal ({mkfs-journal}), or use --guard doublewrite",
 		    "%s does not journal file data; only ext4 with data=journal does",
 		    c->mnt.fstype);
 		return;
@@ -83,41 +128,41 @@ static void journal_verdict(const struct ut_fscaps *c, uint32_t page_size,
 	if (no_journal(c, v))
 		return;
 	if (c->data_mode != UT_DATA_JOURNAL) {
-		say(v, 0, "mount with -o data=journal (ext4 cannot change it on remount: set it in /etc/fstab and mount again), or use scripts/mkfs-journal",
+		say(c, v, 0, "mount with -o data=journal (ext4 cannot change it on remount: set it in /etc/fstab and mount again), or use {mkfs-journal}",
 		    "mounted data=%s: file data is not journalled, so an interrupted page write stays torn",
 		    c->data_mode == UT_DATA_WRITEBACK ? "writeback" : "ordered");
 		return;
 	}
 	if (block_size <= c->fs_block) {
 		if (block_size == page_size)
-			say(v, 1, NULL,
+			say(c, v, 1, NULL,
 			    "data=journal journals each %u-byte block whole and a %u-byte page fits in one block",
 			    c->fs_block, page_size);
 		else
-			say(v, 1, NULL,
+			say(c, v, 1, NULL,
 			    "data=journal journals each %u-byte block whole; a page torn between blocks is rebuilt block by block from redo (block-granular page format)",
 			    c->fs_block);
 		return;
 	}
 	if (c->fs_block < 4096) {
-		say(v, 0, "remake the filesystem with 4 KiB blocks (mkfs.ext4 -b 4096, as scripts/mkfs-journal does; the block size cannot be changed in place), then each 4 KiB block is journalled whole",
+		say(c, v, 0, "remake the filesystem with 4 KiB blocks (mkfs.ext4 -b 4096, as {mkfs-journal} does; the block size cannot be changed in place), then each 4 KiB block is journalled whole",
 		    "this ext4 has %u-byte blocks: data=journal keeps only %u bytes whole, so %u-byte pages (checksummed in %u-byte blocks) can tear",
 		    c->fs_block, c->fs_block, page_size, block_size);
 		return;
 	}
 	if (c->jw_module && uses_jw) {
-		say(v, 1, NULL,
+		say(c, v, 1, NULL,
 		    "the untorn_jw module is loaded and the engine writes each %u-byte page through it: the whole page joins one jbd2 transaction",
 		    page_size);
 		return;
 	}
 	if (c->jw_module) {
-		say(v, 0, "keep the doublewrite buffer, or have the engine write its pages through /dev/untorn_jw (ut_jw_pwrite() in libuntorn, untorn-jw-write)",
+		say(c, v, 0, "keep the doublewrite buffer, or have the engine write its pages through /dev/untorn_jw (ut_jw_pwrite() in libuntorn, untorn-jw-write)",
 		    "the untorn_jw module is loaded, but this engine writes %u-byte pages with pwrite(2), whose %u-byte blocks can straddle two jbd2 transactions",
 		    page_size, c->fs_block);
 		return;
 	}
-	say(v, 0, "keep the doublewrite buffer, use pages of at most the block size (e.g. innodb_page_size=4k on 4 KiB blocks), or an engine with per-block LSNs (untorn)",
+	say(c, v, 0, "keep the doublewrite buffer, use pages of at most the block size (e.g. innodb_page_size=4k on 4 KiB blocks), or an engine with per-block LSNs (untorn)",
 	    "ext4 data=journal journals each %u-byte block under its own handle: a %u-byte page with one LSN can straddle two transactions and tear (measured: 0.06-0.08%% of 16 KiB writes)",
 	    c->fs_block, page_size);
 }
@@ -126,22 +171,22 @@ static void atomic_verdict(const struct ut_fscaps *c, uint32_t page_size,
 			   struct ut_verdict *v)
 {
 	if (c->data_mode == UT_DATA_JOURNAL) {
-		say(v, 0, "use an XFS filesystem made with reflink (scripts/mkfs-atomic), or the journal guard here",
+		say(c, v, 0, "use an XFS filesystem made with reflink ({mkfs-atomic}), or the journal guard here",
 		    "ext4 data=journal turns O_DIRECT into buffered writes, and RWF_ATOMIC needs O_DIRECT");
 		return;
 	}
 	if (!c->atomic_max) {
-		say(v, 0, "make XFS with mkfs.xfs -m reflink=1 (Linux >= 6.16; scripts/mkfs-atomic) or use a device with atomic writes",
+		say(c, v, 0, "make XFS with mkfs.xfs -m reflink=1 (Linux >= 6.16; {mkfs-atomic}) or use a device with atomic writes",
 		    "statx reports no atomic write support on this filesystem and device");
 		return;
 	}
 	if (page_size > c->atomic_max || page_size < c->atomic_min) {
-		say(v, 0, "use a page size from the atomic range, or mount XFS with a larger max_atomic_write=",
+		say(c, v, 0, "use a page size from the atomic range, or mount XFS with a larger max_atomic_write=",
 		    "statx allows atomic writes of %u..%u bytes, not %u-byte pages",
 		    c->atomic_min, c->atomic_max, page_size);
 		return;
 	}
-	say(v, 1, NULL,
+	say(c, v, 1, NULL,
 	    "statx allows atomic writes of %u..%u bytes: each %u-byte page goes to disk whole with O_DIRECT and RWF_ATOMIC",
 	    c->atomic_min, c->atomic_max, page_size);
 }
@@ -153,14 +198,14 @@ void ut_fscaps_verdict(const struct ut_fscaps *c, const char *guard,
 	if (fs_unusable(c, v))
 		return;
 	if (!strcmp(guard, "doublewrite"))
-		say(v, 1, NULL,
+		say(c, v, 1, NULL,
 		    "every page is first written to the doublewrite file and synced, so a torn in-place page is restored from its copy");
 	else if (!strcmp(guard, "journal"))
 		journal_verdict(c, page_size, block_size, 1, v);
 	else if (!strcmp(guard, "atomic"))
 		atomic_verdict(c, page_size, v);
 	else if (c->cow)
-		say(v, 1, NULL,
+		say(c, v, 1, NULL,
 		    "%s is copy-on-write: a page is never overwritten in place",
 		    c->mnt.fstype);
 	else if (c->nocow)
@@ -169,7 +214,7 @@ void ut_fscaps_verdict(const struct ut_fscaps *c, const char *guard,
 	else if (no_journal(c, v))
 		;
 	else
-		say(v, 0, "use --guard doublewrite, journal or atomic",
+		say(c, v, 0, "use --guard doublewrite, journal or atomic",
 		    "pages are overwritten in place with nothing to repair a torn one");
 }
 
@@ -180,7 +225,7 @@ void ut_fscaps_innodb_verdict(const struct ut_fscaps *c, uint32_t page_size,
 	if (fs_unusable(c, v))
 		return;
 	if (c->cow) {
-		say(v, 1, NULL,
+		say(c, v, 1, NULL,
 		    "%s is copy-on-write: a page is never overwritten in place",
 		    c->mnt.fstype);
 		return;
@@ -196,7 +241,7 @@ void ut_fscaps_innodb_verdict(const struct ut_fscaps *c, uint32_t page_size,
 		journal_verdict(c, page_size, page_size, 0, v);
 		return;
 	}
-	say(v, 0, "keep innodb_doublewrite=ON, or mount ext4 with data=journal and use pages no larger than its block (scripts/mkfs-journal)",
+	say(c, v, 0, "keep innodb_doublewrite=ON, or mount ext4 with data=journal and use pages no larger than its block ({mkfs-journal})",
 	    "%s overwrites %u-byte pages in place and a crash can tear them; InnoDB has one LSN per page and cannot rebuild a torn one",
 	    c->mnt.fstype, page_size);
 }

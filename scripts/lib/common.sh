@@ -17,6 +17,16 @@ need_root() {	# WHAT-FOR
 	[ "$(id -u)" -eq 0 ] || die "needs root ($1); run it with sudo"
 }
 
+# tool_name NAME: another of untorn's scripts as the user has it, for a
+# fix to print: untorn-NAME when this script runs installed (as
+# untorn-PROG), else its path in the checkout
+tool_name() {
+	case ${0##*/} in
+	untorn-*) echo "untorn-$1" ;;
+	*) echo "$top/scripts/$1" ;;
+	esac
+}
+
 # fmt_secs S: "1:02:03", "4:05" or "6 s"
 fmt_secs() {
 	if [ "$1" -ge 3600 ]; then printf '%d:%02d:%02d' $(($1 / 3600)) $(($1 / 60 % 60)) $(($1 % 60))
