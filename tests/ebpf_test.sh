@@ -31,7 +31,7 @@ cleanup() {
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
 . "$top/scripts/lib/bt.sh"
-ktap_plan 11
+ktap_plan 12
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest ebpf "needs root for bpftrace"
 command -v bpftrace >/dev/null || ktap_skip_rest ebpf "bpftrace not installed (apt-get install bpftrace)"
 command -v fio >/dev/null || ktap_skip_rest ebpf "fio not installed (apt-get install fio)"
@@ -152,17 +152,32 @@ fio_write() {	# fio_write NAME EXTRA...: 32 MiB in 16 KiB pwrites
 	fio --name="$1" --filename="$mnt/$1" --rw=randwrite --bs=16k --size=32m \
 		--ioengine=psync "${@:2}" >/dev/null 2>&1
 }
-bt_start jbd2-commit "$UNTORN" "$("$top/ebpf/pick" --hz)" && fio_write jb --fdatasync=32 && bt_stop
+hz=$("$top/ebpf/pick" --hz)
+# the device filter as a user gives it: ebpf/pick --dev on the mount
+# shellcheck disable=SC2046
+bt_start jbd2-commit "$hz" $("$top/ebpf/pick" --dev "$mnt") && fio_write jb --fdatasync=32 && bt_stop
 c=$(value "$scratch/jbd2-commit.out" "@commits[$major, $minor]")
 l=$(value "$scratch/jbd2-commit.out" "@blocks_logged[$major, $minor]")
-[ "${c:-0}" -ge 32 ] && [ "${l:-0}" -ge 8192 ] && grep -q '^@logging_us:' "$scratch/jbd2-commit.out"
-ok $? "jbd2-commit.bt: $c commits for 64 fdatasyncs, $l blocks logged (>= 8192: 32 MiB of data journalled)"
+[ "${c:-0}" -ge 32 ] && [ "${l:-0}" -ge 8192 ] && grep -q '^@logging_us:' "$scratch/jbd2-commit.out" &&
+	[ "$(grep -c '^@commits\[' "$scratch/jbd2-commit.out")" = 1 ]
+ok $? "jbd2-commit.bt $major $minor: $c commits for 64 fdatasyncs, $l blocks logged (>= 8192: 32 MiB of data journalled), no other journal"
 
-bt_start torn-split "$UNTORN" 16384 && fio_write ts && bt_stop
+bt_start torn-split 16384 "$major" "$minor" && fio_write ts && bt_stop
 line=$(grep 'pages written whole by one thread' "$scratch/torn-split.out")
 pages=$(echo "$line" | sed 's/.*one thread: \([0-9]*\);.*/\1/')
 [ "$pages" = 2048 ]
 ok $? "torn-split.bt: every one of 2048 16 KiB pwrites seen whole: $line"
+
+# filters that exclude the workload: another process, another device
+if ! quick "torn-split.bt and jbd2-commit.bt filters" "the same scripts with the loop's device filter above"; then
+	bt_start torn-split 16384 0 0 $$ && fio_write tp && bt_stop
+	tp=$(grep 'pages written whole by one thread' "$scratch/torn-split.out")
+	bt_start jbd2-commit "$hz" 1 3 && fio_write jn --fdatasync=32 && bt_stop
+	grep -q "PID $$" "$scratch/torn-split.out" && echo "$tp" | grep -q 'one thread: 0;' &&
+		grep -q 'device 1:3' "$scratch/jbd2-commit.out" &&
+		! grep -q "^@commits\[$major, $minor\]" "$scratch/jbd2-commit.out"
+	ok $? "filters: torn-split.bt for PID $$ counts none of fio's pages, jbd2-commit.bt for device 1:3 none of the loop's commits"
+fi
 
 bt_start fsync-latency && fio_write fs --fdatasync=1 --size=4m && bt_stop
 calls=$(grep -F '@calls[fio, ' "$scratch/fsync-latency.out" | grep fdatasync | sed 's/.*: //' | sort -n | tail -1)
