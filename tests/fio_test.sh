@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # fio_test.sh - the job files of fio-jobs/ and scripts/fio-compare: every
-# job parses with each device include; doublewrite.fio keeps one segment
+# job parses with each device include and DIR as its one variable; doublewrite.fio keeps one segment
 # write per 64 page writes and the page jobs fdatasync once per 64
 # writes (fio 3.33's async engines would sync after every write);
 # fio-compare prints a row per job and writes its JSON, removes the files
@@ -23,13 +23,15 @@ bad=""
 for dev in ssd hdd; do
 	for job in doublewrite journal atomic redo reads; do
 		"$top/scripts/fio-compare" --print-job $job --device $dev > "$scratch/job.fio"
-		DIR=$scratch DEV=$scratch/reads fio --parse-only "$scratch/job.fio" >/dev/null 2>"$scratch/err" ||
+		env -i PATH="$PATH" DIR="$scratch" fio --parse-only "$scratch/job.fio" >/dev/null 2>"$scratch/err" ||
 			bad="$bad $job+$dev($(head -1 "$scratch/err"))"
 	done
 done
+vars=$(grep -ho '\${[A-Za-z_]*}' "$top"/fio-jobs/*.fio | sort -u | tr '\n' ' ')
+[ "$vars" = '${DIR} ' ] || bad="$bad variables:$vars"
 [ -z "$bad" ] || echo "# did not parse:$bad"
 [ -z "$bad" ]
-ok $? "every fio-jobs/ pattern parses with ssd.fio and with hdd.fio"
+ok $? "every fio-jobs/ pattern parses with ssd.fio and with hdd.fio, DIR its one variable"
 
 "$top/scripts/fio-compare" --dir "$scratch" --jobs doublewrite,journal,reads --runtime 2 \
 	--size 64m --out "$scratch/out" > "$scratch/table" 2>"$scratch/log"
