@@ -5,15 +5,17 @@
 # per part and feature, one column per kernel, cells ok / skip (reason) / FAIL,
 # a column without results says why, exit 1 only for a FAIL, and under the
 # table each FAIL cell's own words (the end of a CI log is what is read);
-# bad input is one line and exit 2.  (Booting the guests is `dev/kernel-matrix`
-# itself; this checks the part every run ends in, without qemu.)
+# bad input is one line and exit 2, --kernel PATH included (a missing
+# path, no kernel image, an unbuilt tree), and a real image is accepted.
+# (Booting the guests is `dev/kernel-matrix` itself; this checks the part
+# every run ends in, without qemu.)
 set -u
 
 top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-matrix-test-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 6
+ktap_plan 7
 
 mkdir -p "$scratch/a" "$scratch/b"
 printf 'KTAP version 1\n1..3\nok 1 io_uring_setup\nok 2 RWF_ATOMIC write # SKIP EOPNOTSUPP on /tmp/x-1\nnot ok 3 statx DIOALIGN: 512\n' >"$scratch/a/6.1.features-ext4.ktap"
@@ -69,5 +71,27 @@ for args in "--kernels 5.4 --from $scratch/b" "--from $scratch/none" "--timeout 
 done
 [ $bad -eq 0 ]
 ok $? "bad input (unknown kernel, missing dir, bad timeout, unknown option): one line, exit 2"
+
+# --kernel PATH: checked before anything is made, each refusal one line
+# naming the cause; a real image's release is read and accepted
+echo "not a kernel" >"$scratch/notkernel"
+mkdir -p "$scratch/tree"
+bad=0
+for args in "--kernel $scratch/nope" "--kernel $scratch/notkernel" "--kernel $scratch/tree" "--kernels ''"; do
+	eval "\"\$top/dev/kernel-matrix\" $args" >/dev/null 2>"$scratch/err"
+	r=$?
+	echo "# $args: $(cat "$scratch/err")"
+	{ [ $r -eq 2 ] && [ "$(wc -l <"$scratch/err")" -eq 1 ]; } || bad=1
+done
+grep -q "no kernel to boot" "$scratch/err" || bad=1
+grep -q "not a Linux kernel image" <("$top/dev/kernel-matrix" --kernel "$scratch/notkernel" 2>&1) &&
+	grep -q "not a built kernel tree" <("$top/dev/kernel-matrix" --kernel "$scratch/tree" 2>&1) || bad=1
+img=$(ls /boot/vmlinuz-* 2>/dev/null | head -1)
+if [ -n "$img" ]; then
+	"$top/dev/kernel-matrix" --kernels "" --kernel "$img" --from "$scratch/b" >/dev/null 2>"$scratch/err" ||
+		{ echo "# $img refused: $(cat "$scratch/err")"; bad=1; }
+fi
+[ $bad -eq 0 ]
+ok $? "--kernel: a missing path, a file that is no kernel, an unbuilt tree, no kernel at all: one line, exit 2; ${img:-no /boot image to accept here}"
 
 ktap_finish
