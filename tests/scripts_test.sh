@@ -39,7 +39,10 @@ BAD_CMDS=("demo --rows 0 --dir $scratch/d" "demo --seconds x --dir $scratch/d" "
 	  "mkfs-journal $scratch/new.img --size 64M --mount $scratch/m"
 	  "mkfs-atomic $scratch/new.img --size 64M --mount $scratch/m"
 	  "mkfs-journal $scratch/new.img --size 1G --mount relmnt"
-	  "mkfs-journal $scratch/new.img --size 1G --mount $scratch/no/such/m")
+	  "mkfs-journal $scratch/new.img --size 1G --mount $scratch/no/such/m"
+	  "profile-overhead --rounds" "profile-overhead --rounds x --dir $scratch"
+	  "profile-overhead --scripts nope --dir $scratch" "profile-overhead --dir $scratch/no"
+	  "../dev/crash-kill9 --trials" "../dev/crash-kill9 --trials x" "../dev/crash-matrix --trials")
 
 # the root-only ones, each with arguments that would make it act
 ROOT_CMDS=("scripts/mkfs-journal $scratch/img --mount $scratch/m" "scripts/mkfs-atomic $scratch/img --mount $scratch/m"
