@@ -12,7 +12,7 @@ UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-engine-cli-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 26
+ktap_plan 27
 
 S=$scratch/s
 "$UNTORN" init "$S" >/dev/null
@@ -91,6 +91,7 @@ expect_fail "load: absurd value size" "out of range" "$S" -- load "$S" --rows 10
 expect_fail "load: value larger than 1/8 page" "exceeds" "$S" -- load "$S" --rows 10 --value-size 5000
 expect_fail "bench: zero threads" "out of range" "$S" -- bench write "$S" --threads 0
 expect_fail "bench: 65 writes a transaction" "out of range" "$S" -- bench write "$S" --txn-writes 65
+expect_fail "bench: --pacing neither on nor off" "on or off" "$S" -- bench write "$S" --pacing maybe
 expect_fail "bench: negative seconds" "not a number" "$S" -- bench write "$S" --seconds -1
 expect_fail "bench: missing store" "no such directory" "$scratch/nope" -- bench write "$scratch/nope"
 

@@ -291,6 +291,11 @@ void ut_flush_set_adaptive(struct ut_flush *fl, int adaptive)
 	fl->adaptive = adaptive;
 }
 
+void ut_flush_set_pacing(struct ut_flush *fl, int pacing)
+{
+	fl->no_pacing = !pacing;
+}
+
 int ut_cleaners_start(struct ut_flush *fl, unsigned n)
 {
 	unsigned i;
@@ -363,7 +368,7 @@ static void log_pace(struct ut_flush *fl)
 	uint64_t ns, slept = 0, age = ut_redo_age(fl->log);
 	struct timespec ts;
 
-	if (fl->fatal || !fl->n_cleaners)
+	if (fl->fatal || !fl->n_cleaners || fl->no_pacing)
 		return;
 	/* pacing starts above half the log: below it, off, nothing to ask */
 	if (!atomic_load_explicit(&fl->pacing, memory_order_relaxed) &&

@@ -57,6 +57,7 @@ struct ut_flush {
 	struct ut_mutex pace_mutex; /* pace */
 	struct ut_redo_pace pace; /* writer pacing (redo_pace.h) */
 	atomic_int pacing; /* pace.rate != 0, read without the mutex */
+	int no_pacing; /* writers only stopped at 5/8 (comparisons) */
 	atomic_uint_fast64_t log_pace_waits; /* row writes paced, and */
 	atomic_uint_fast64_t log_pace_ns; /* the time they slept */
 	atomic_int log_waiters; /* writers stopped right now: a checkpoint is urgent */
@@ -67,6 +68,8 @@ void ut_flush_init(struct ut_flush *fl, struct ut_bpool *pool,
 		   struct ut_checkpointer *ckpt, unsigned batch);
 /* Adaptive flushing or eager (the default); before ut_cleaners_start. */
 void ut_flush_set_adaptive(struct ut_flush *fl, int adaptive);
+/* Writer pacing on (the default) or off; before ut_cleaners_start. */
+void ut_flush_set_pacing(struct ut_flush *fl, int pacing);
 int ut_cleaners_start(struct ut_flush *fl, unsigned n);
 void ut_cleaners_stop(struct ut_flush *fl);
 

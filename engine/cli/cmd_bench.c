@@ -29,7 +29,7 @@ static const char bench_help[] =
 	"                         [--warmup S] [--commit sync|lazy] [--update-pct P]\n"
 	"                         [--txn-writes N] [--value-size B] [--pool SIZE]\n"
 	"                         [--cleaners N] [--flushing adaptive|eager] [--rows N]\n"
-	"                         [--json] [--wait S]\n"
+	"                         [--pacing on|off] [--json] [--wait S]\n"
 	"\n"
 	"T threads (default 4) run transactions for S seconds (default 10): each is\n"
 	"N row writes (default 1), each an update of a random existing key (P%,\n"
@@ -54,7 +54,10 @@ static const char bench_help[] =
 	"writes waited for log space (the log-free check at 5/8 of the log).\n"
 	"--flushing eager (the default: the cleaners flush flat out while the\n"
 	"checkpoint age is over a tenth of the log) or adaptive (they follow the\n"
-	"age and the redo rate from half the log on: no log-space waits).\n"
+	"age and the redo rate from half the log on).  --pacing on (the default)\n"
+	"gives writers a redo rate once the log holds them back (what the\n"
+	"checkpoint frees, pulled toward 9/16 of the log); off: they run until\n"
+	"the stop at 5/8 and wait there (bursts; for comparisons).\n"
 	"--regime names a whole set, which options given as well override:\n"
 	"  commit  --commit sync --threads 4 --update-pct 75 --txn-writes 1\n"
 	"          --seconds 10 (every commit waits for fdatasync: bound by the\n"
@@ -76,6 +79,7 @@ struct bench {
 	atomic_int ack_dev_full; /* said once that it is full */
 	int lazy;
 	int adaptive; /* --flushing adaptive */
+	int no_pacing; /* --pacing off */
 	int rows_given;
 	unsigned cleaners;
 	uint64_t version_base;
@@ -365,6 +369,7 @@ static void print_json(struct bench *b, const struct bench_result *r, const char
 	json_u64(&j, "txn_writes", b->txn_writes);
 	json_u64(&j, "cleaners", b->cleaners);
 	json_str(&j, "flushing", b->adaptive ? "adaptive" : "eager");
+	json_bool(&j, "pacing", !b->no_pacing);
 	json_u64(&j, "warmup_seconds", b->warmup);
 	json_f64(&j, "seconds", r->seconds);
 	json_u64(&j, "commits", r->commits);
@@ -505,6 +510,7 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "regime", required_argument, NULL, 'r' },
 		{ "flushing", required_argument, NULL, 'f' },
+		{ "pacing", required_argument, NULL, 'P' },
 		{ "commit", required_argument, NULL, 'c' },
 		{ "update-pct", required_argument, NULL, 'u' },
 		{ "txn-writes", required_argument, NULL, 'n' },
@@ -544,6 +550,13 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 			b->adaptive = !strcmp(optarg, "adaptive");
 			eo->flushing = b->adaptive ? UT_FLUSHING_ADAPTIVE :
 						     UT_FLUSHING_EAGER;
+			break;
+		case 'P':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				return cli_usage_fail("bench", "--pacing is on or off, not '%s'",
+						      optarg);
+			eo->no_pacing = !strcmp(optarg, "off");
+			b->no_pacing = eo->no_pacing;
 			break;
 		case 't':
 			if (cli_parse_num("bench", "--threads", optarg, 1, 1024,

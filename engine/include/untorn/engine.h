@@ -46,6 +46,8 @@ struct ut_engine_opts {
 	unsigned lock_wait_ms; /* wait this long for a store another
 				 * process holds (0: fail at once, -EBUSY) */
 	enum ut_flushing flushing; /* default eager */
+	int no_pacing; /* writers only stopped at 5/8 of the log, never
+			* paced (redo_pace.h): for comparisons */
 };
 
 struct ut_engine_stats {
