@@ -72,6 +72,10 @@ static void facts_text(const struct ut_fscaps *c)
 	printf("data mode       %s; commit %s; barriers %s\n", data_mode_name(c),
 	       c->commit_s < 0 ? "default" : "set", c->barrier ? "on" : "OFF");
 	printf("block size      %u\n", c->fs_block);
+	if (!strcmp(c->mnt.fstype, "ext4") && c->data_mode != UT_DATA_JOURNAL)
+		printf("chattr +j       %s; delayed allocation %s\n",
+		       c->journal_flag ? "set (per-file data journaling)" : "not set",
+		       c->delalloc ? "on (+j has no effect)" : "off (nodelalloc)");
 	if (!strcmp(c->mnt.fstype, "btrfs"))
 		printf("copy-on-write   %s (%u of %u files NOCOW)\n",
 		       c->nocow ? "NO: NOCOW (chattr +C or nodatacow)" : "yes",
@@ -138,6 +142,8 @@ static void report_json(const struct ut_fscaps *c, uint32_t ps,
 	printf("  \"no_journal\": %s,\n  \"nocow\": %s,\n  \"nocow_files\": %u,\n",
 	       c->no_journal ? "true" : "false", c->nocow ? "true" : "false",
 	       c->nocow_files);
+	printf("  \"journal_data_flag\": %s,\n  \"delalloc\": %s,\n",
+	       c->journal_flag ? "true" : "false", c->delalloc ? "true" : "false");
 	verdict_json("innodb_doublewrite_off", &v[0], 1);
 	verdict_json("untorn_journal", &v[1], 1);
 	verdict_json("untorn_atomic", &v[2], 1);

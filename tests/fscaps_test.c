@@ -100,8 +100,9 @@ static int says(const struct ut_fscaps *c, const char *who, uint32_t ps,
 int main(void)
 {
 	struct ut_fscaps c;
+	int ok;
 
-	ktap_plan(12);
+	ktap_plan(13);
 	ktap_ok(parse_mountinfo(),
 		"mountinfo: escaped spaces, optional fields, malformed lines refused");
 	ktap_ok(parse_opts(), "ext4 options: data=, commit=, nobarrier, barrier=0");
@@ -115,6 +116,20 @@ int main(void)
 			safe(&c, "none", 16384, 4096) == 0 &&
 			!innodb(&c, 16384) && !innodb(&c, 4096),
 		"ext4 data=ordered: doublewrite only; InnoDB doublewrite off unsafe");
+	/* per-file data journaling: chattr +j, honoured only on nodelalloc */
+	fs(&c, "ext4", UT_DATA_ORDERED);
+	c.journal_flag = 1;
+	c.delalloc = 1;
+	ok = safe(&c, "journal", 16384, 4096) == 0 &&
+	     says(&c, "journal", 16384, 4096, "delays allocation", "nodelalloc");
+	c.delalloc = 0;
+	ok = ok && safe(&c, "journal", 16384, 4096) == 1 &&
+	     says(&c, "journal", 16384, 4096, "chattr +j", "") &&
+	     safe(&c, "atomic", 16384, 4096) == 0 && !innodb(&c, 16384) &&
+	     innodb(&c, 4096);
+	c.journal_flag = 0;
+	ok = ok && says(&c, "journal", 16384, 4096, "data=ordered", "CAP_SYS_RESOURCE");
+	ktap_ok(ok, "ext4 data=ordered with chattr +j: journal safe only on nodelalloc (the fix says so); without +j the fix offers it and names CAP_SYS_RESOURCE");
 	fs(&c, "ext4", UT_DATA_JOURNAL);
 	ktap_ok(safe(&c, "journal", 16384, 4096) == 1 &&
 			safe(&c, "journal", 16384, 16384) == 0 &&

@@ -4,7 +4,9 @@
 # guards_test.sh - the guards on real filesystems (loop devices, root):
 # untorn-fscheck's verdicts and exit codes on ext4 data=ordered and
 # data=journal, XFS with reflink, tmpfs and a missing path; `init` refuses
-# a guard the filesystem cannot honour and names the fix; a journal store
+# a guard the filesystem cannot honour and names the fix; the journal
+# guard by per-file data journaling (chattr +j, nodelalloc), refused
+# without CAP_SYS_RESOURCE; a journal store
 # on a filesystem remounted data=ordered is refused on open, and works
 # again once data=journal is back; journal and atomic stores load,
 # benchmark and check clean.
@@ -20,7 +22,7 @@ cleanup() {
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/loopfs.sh"
-ktap_plan 12
+ktap_plan 14
 
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest guards "needs root for loop devices and mounts"
 for t in losetup mkfs.ext4 mkfs.xfs mount; do
@@ -59,6 +61,28 @@ expect_fail "init --guard atomic on ext4 data=ordered: refused" "atomic write" \
 	"$scratch/ordered/a" -- init "$scratch/ordered/a" --guard atomic
 expect_fail "init --single-lsn --guard journal on data=journal: refused (InnoDB's design tears)" "straddle" \
 	"$scratch/journal/n" -- init "$scratch/journal/n" --guard journal --single-lsn
+
+# per-file data journaling: ext4 data=ordered mounted nodelalloc, the
+# store's directory chattr +j (which needs CAP_SYS_RESOURCE): refused
+# without the capability (dropped from the bounding set where we have
+# it), made and usable with it
+loopfs nodelalloc 200M "mkfs.ext4 -q -F -b 4096" "nodelalloc" ||
+	ktap_skip_rest guards "cannot mount ext4 with nodelalloc"
+printf '#!/bin/sh\nexec setpriv --bounding-set -sys_resource --inh-caps -sys_resource -- "%s" "$@"\n' "$UNTORN" >"$scratch/nocap"
+chmod +x "$scratch/nocap"
+UNTORN=$scratch/nocap expect_fail "init --guard journal on nodelalloc without CAP_SYS_RESOURCE: refused naming it, nothing made" \
+	"chattr +j.*CAP_SYS_RESOURCE" "$scratch/nodelalloc" -- init "$scratch/nodelalloc/s" --guard journal
+if [ $(( (0x$(awk '/^CapEff/ {print $2}' /proc/self/status) >> 24) & 1 )) -eq 0 ]; then
+	ok_skip "journal guard by chattr +j on nodelalloc: init, the files inherit +j, load, bench, check clean" \
+		"no CAP_SYS_RESOURCE here (chattr +j needs it); make kernel-test runs it in guests that have it"
+else
+	P=$scratch/nodelalloc/s
+	"$UNTORN" init "$P" --guard journal >/dev/null && "$UNTORN" load "$P" --rows 20000 >/dev/null &&
+		"$UNTORN" bench write "$P" --threads 2 --seconds 1 >/dev/null && "$UNTORN" check "$P" >/dev/null &&
+		lsattr "$P/untorn.dat" | cut -d' ' -f1 | grep -q j &&
+		"$FSCHECK" "$P" --engine untorn | grep -q "chattr +j *set"
+	ok $? "journal guard by chattr +j on nodelalloc: init, the files inherit +j, load, bench, check clean"
+fi
 
 J=$scratch/journal/s
 "$UNTORN" init "$J" --guard journal >/dev/null && "$UNTORN" load "$J" --rows 20000 >/dev/null &&

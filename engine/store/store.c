@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -174,13 +176,57 @@ static int fs_block_size(const char *dir, uint32_t *bsize)
 	return 0;
 }
 
+/*
+ * The journal guard on ext4 data=ordered mounted nodelalloc: per-file data
+ * journaling, chattr +j on the store's directory, which the files made
+ * in it inherit.  Setting the flag takes CAP_SYS_RESOURCE; without it the
+ * store is refused saying so (and nothing is changed).
+ */
+/* Sets (on) or clears chattr +j on dir: 0 or -errno. */
+static int dir_journal_flag(const char *dir, int on)
+{
+	int fd, flags = 0, ret;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = ioctl(fd, FS_IOC_GETFLAGS, &flags) ? -errno : 0;
+	flags = on ? flags | FS_JOURNAL_DATA_FL : flags & ~FS_JOURNAL_DATA_FL;
+	if (!ret)
+		ret = ioctl(fd, FS_IOC_SETFLAGS, &flags) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static int init_journal_flag(const char *dir, const struct ut_init_opts *o,
+			     struct ut_fscaps *caps, int *set, struct ut_err *err)
+{
+	int ret;
+
+	if (o->guard != UT_GUARD_JOURNAL || strcmp(caps->mnt.fstype, "ext4") ||
+	    caps->data_mode == UT_DATA_JOURNAL || caps->delalloc || caps->journal_flag)
+		return 0;
+	ret = dir_journal_flag(dir, 1);
+	if (ret == -EPERM)
+		return ut_err_set(err, ret, "%s: guard 'journal' on ext4 data=ordered with nodelalloc journals the store's files by chattr +j, and setting it needs CAP_SYS_RESOURCE, which this process lacks; run init with that capability, or mount with -o data=journal",
+				  dir);
+	if (ret)
+		return ut_err_set(err, ret, "%s: cannot set chattr +j: %s; mount with -o data=journal instead",
+				  dir, strerror(-ret));
+	*set = 1;
+	ret = ut_fscaps_probe(dir, caps);
+	return ret ? ut_err_set(err, ret, "%s: cannot read the filesystem's facts: %s",
+				dir, strerror(-ret)) :
+		     0;
+}
+
 /* Refuses a guard the filesystem under dir cannot honour. */
 static int init_check_fs(const char *dir, const struct ut_init_opts *o,
 			 const struct ut_geom *g, struct ut_err *err)
 {
 	struct ut_fscaps caps;
 	struct ut_verdict v;
-	int ret;
+	int flag_set = 0, ret;
 
 	if (o->unsafe)
 		return 0;
@@ -188,13 +234,20 @@ static int init_check_fs(const char *dir, const struct ut_init_opts *o,
 	if (ret)
 		return ut_err_set(err, ret, "%s: cannot read the filesystem's facts: %s",
 				  dir, strerror(-ret));
+	ret = init_journal_flag(dir, o, &caps, &flag_set, err);
+	if (ret)
+		goto out_flag;
 	ut_fscaps_verdict(&caps, ut_guard_name(o->guard), g->page_size,
 			  g->block_size, &v);
 	if (v.safe)
 		return 0;
-	return ut_err_set(err, -EINVAL,
-			  "%s: guard '%s' is not safe here: %s; %s (or --unsafe for a crash simulation)",
-			  dir, ut_guard_name(o->guard), v.reason, v.fix);
+	ret = ut_err_set(err, -EINVAL,
+			 "%s: guard '%s' is not safe here: %s; %s (or --unsafe for a crash simulation)",
+			 dir, ut_guard_name(o->guard), v.reason, v.fix);
+out_flag:
+	if (flag_set) /* refused: the directory as it was */
+		dir_journal_flag(dir, 0);
+	return ret;
 }
 
 static int init_check_opts(const struct ut_init_opts *o, struct ut_err *err)

@@ -252,7 +252,8 @@ static void probe_ext4_journal(struct ut_fscaps *c)
 	c->no_journal = !strncmp(text, "<none>", 6);
 }
 
-static int path_nocow(const char *path)
+/* The inode flags of path (FS_IOC_GETFLAGS), 0 when unreadable. */
+static int path_flags(const char *path)
 {
 	int fd, flags = 0, ret;
 
@@ -261,7 +262,50 @@ static int path_nocow(const char *path)
 		return 0;
 	ret = ioctl(fd, FS_IOC_GETFLAGS, &flags);
 	close(fd);
-	return !ret && (flags & FS_NOCOW_FL);
+	return ret ? 0 : flags;
+}
+
+static int path_nocow(const char *path)
+{
+	return !!(path_flags(path) & FS_NOCOW_FL);
+}
+
+/* chattr +j on path and, for a directory, on each regular file in it */
+static int journal_flag_all(const char *path)
+{
+	char file[PATH_MAX + 256];
+	struct dirent *de;
+	struct stat sb;
+	int all = !!(path_flags(path) & FS_JOURNAL_DATA_FL);
+	DIR *d;
+
+	if (!all || stat(path, &sb) || !S_ISDIR(sb.st_mode))
+		return all;
+	d = opendir(path);
+	if (!d)
+		return all;
+	while (all && (de = readdir(d))) {
+		snprintf(file, sizeof(file), "%s/%s", path, de->d_name);
+		if (!lstat(file, &sb) && S_ISREG(sb.st_mode))
+			all = !!(path_flags(file) & FS_JOURNAL_DATA_FL);
+	}
+	closedir(d);
+	return all;
+}
+
+/*
+ * ext4's per-file data journaling: a file with chattr +j has its data
+ * journalled as under data=journal, but only on a mount without delayed
+ * allocation (ext4_inode_journal_mode); a directory's +j is inherited by
+ * the files made in it.
+ */
+static void probe_journal_flag(struct ut_fscaps *c, const char *path)
+{
+	if (strcmp(c->mnt.fstype, "ext4"))
+		return;
+	c->delalloc = c->data_mode != UT_DATA_JOURNAL &&
+		      !opt_has(c->mnt.super_opts, "nodelalloc", NULL);
+	c->journal_flag = journal_flag_all(path);
 }
 
 #define NOCOW_SCAN_MAX 10000 /* files looked at under a directory */
@@ -395,6 +439,7 @@ int ut_fscaps_probe(const char *path, struct ut_fscaps *c)
 	probe_jbd2(c);
 	probe_ext4_journal(c);
 	probe_nocow(c, real);
+	probe_journal_flag(c, real);
 	c->jw_module = access("/dev/untorn_jw", F_OK) == 0;
 	return 0;
 }

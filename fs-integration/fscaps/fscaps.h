@@ -48,6 +48,10 @@ struct ut_fscaps {
 	int durable; /* 0: tmpfs, overlay, fuse, 9p, ... */
 	int cow; /* btrfs (with datacow), zfs */
 	int no_journal; /* ext3/4 made without a journal */
+	int delalloc; /* ext4 delays allocation (not nodelalloc, not
+		       * data=journal): a chattr +j file is then not journalled */
+	int journal_flag; /* chattr +j (FS_JOURNAL_DATA_FL) on the path, and
+			   * on every file directly in it for a directory */
 	int nocow; /* btrfs: the path (or a file in it) is
 				 * NOCOW (chattr +C, nodatacow) */
 	unsigned nocow_files, files_seen; /* under a directory path */

@@ -112,6 +112,33 @@ static void nocow_verdict(const struct ut_fscaps *c, const char *keep,
 	    why);
 }
 
+/* ext4 journals this path's file data: data=journal, or chattr +j on a
+ * mount without delayed allocation (per-file data journaling) */
+static int data_journalled(const struct ut_fscaps *c)
+{
+	return c->data_mode == UT_DATA_JOURNAL || (c->journal_flag && !c->delalloc);
+}
+
+/* How the data is journalled, for the reasons. */
+static const char *journalled_how(const struct ut_fscaps *c)
+{
+	return c->data_mode == UT_DATA_JOURNAL ? "data=journal" :
+						 "chattr +j (on nodelalloc)";
+}
+
+/* data=ordered or writeback: not journalled, and what would make it so */
+static void not_journalled(const struct ut_fscaps *c, struct ut_verdict *v)
+{
+	if (c->journal_flag && c->delalloc) {
+		say(c, v, 0, "mount with -o nodelalloc (set it in /etc/fstab too): ext4 journals a chattr +j file's data only without delayed allocation",
+		    "the files have chattr +j, but the mount delays allocation, so their data is not journalled and an interrupted page write stays torn");
+		return;
+	}
+	say(c, v, 0, "mount with -o data=journal (ext4 cannot change it on remount: set it in /etc/fstab and mount again) or use {mkfs-journal}; or mount with -o nodelalloc and chattr +j the store's directory before init (per-file data journaling; setting the flag needs CAP_SYS_RESOURCE)",
+	    "mounted data=%s: file data is not journalled, so an interrupted page write stays torn",
+	    c->data_mode == UT_DATA_WRITEBACK ? "writeback" : "ordered");
+}
+
 /*
  * uses_jw: the engine writes its pages through /dev/untorn_jw when the
  * module is loaded (untorn's journal guard does; stock InnoDB does not)
@@ -127,21 +154,19 @@ static void journal_verdict(const struct ut_fscaps *c, uint32_t page_size,
 	}
 	if (no_journal(c, v))
 		return;
-	if (c->data_mode != UT_DATA_JOURNAL) {
-		say(c, v, 0, "mount with -o data=journal (ext4 cannot change it on remount: set it in /etc/fstab and mount again), or use {mkfs-journal}",
-		    "mounted data=%s: file data is not journalled, so an interrupted page write stays torn",
-		    c->data_mode == UT_DATA_WRITEBACK ? "writeback" : "ordered");
+	if (!data_journalled(c)) {
+		not_journalled(c, v);
 		return;
 	}
 	if (block_size <= c->fs_block) {
 		if (block_size == page_size)
 			say(c, v, 1, NULL,
-			    "data=journal journals each %u-byte block whole and a %u-byte page fits in one block",
-			    c->fs_block, page_size);
+			    "%s journals each %u-byte block whole and a %u-byte page fits in one block",
+			    journalled_how(c), c->fs_block, page_size);
 		else
 			say(c, v, 1, NULL,
-			    "data=journal journals each %u-byte block whole; a page torn between blocks is rebuilt block by block from redo (block-granular page format)",
-			    c->fs_block);
+			    "%s journals each %u-byte block whole; a page torn between blocks is rebuilt block by block from redo (block-granular page format)",
+			    journalled_how(c), c->fs_block);
 		return;
 	}
 	if (c->fs_block < 4096) {
@@ -163,16 +188,17 @@ static void journal_verdict(const struct ut_fscaps *c, uint32_t page_size,
 		return;
 	}
 	say(c, v, 0, "keep the doublewrite buffer, use pages of at most the block size (e.g. innodb_page_size=4k on 4 KiB blocks), or an engine with per-block LSNs (untorn)",
-	    "ext4 data=journal journals each %u-byte block under its own handle: a %u-byte page with one LSN can straddle two transactions and tear (measured: 0.06-0.08%% of 16 KiB writes)",
-	    c->fs_block, page_size);
+	    "ext4 %s journals each %u-byte block under its own handle: a %u-byte page with one LSN can straddle two transactions and tear (measured: 0.06-0.08%% of 16 KiB writes)",
+	    journalled_how(c), c->fs_block, page_size);
 }
 
 static void atomic_verdict(const struct ut_fscaps *c, uint32_t page_size,
 			   struct ut_verdict *v)
 {
-	if (c->data_mode == UT_DATA_JOURNAL) {
+	if (data_journalled(c)) {
 		say(c, v, 0, "use an XFS filesystem made with reflink ({mkfs-atomic}), or the journal guard here",
-		    "ext4 data=journal turns O_DIRECT into buffered writes, and RWF_ATOMIC needs O_DIRECT");
+		    "ext4 %s turns O_DIRECT into buffered writes, and RWF_ATOMIC needs O_DIRECT",
+		    journalled_how(c));
 		return;
 	}
 	if (!c->atomic_max) {
@@ -237,7 +263,7 @@ void ut_fscaps_innodb_verdict(const struct ut_fscaps *c, uint32_t page_size,
 	}
 	if (no_journal(c, v))
 		return;
-	if (c->data_mode == UT_DATA_JOURNAL) {
+	if (data_journalled(c)) {
 		journal_verdict(c, page_size, page_size, 0, v);
 		return;
 	}
