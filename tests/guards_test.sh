@@ -74,7 +74,7 @@ UNTORN=$scratch/nocap expect_fail "init --guard journal on nodelalloc without CA
 	"chattr +j.*CAP_SYS_RESOURCE" "$scratch/nodelalloc" -- init "$scratch/nodelalloc/s" --guard journal
 if [ $(( (0x$(awk '/^CapEff/ {print $2}' /proc/self/status) >> 24) & 1 )) -eq 0 ]; then
 	ok_skip "journal guard by chattr +j on nodelalloc: init, the files inherit +j, load, bench, check clean" \
-		"no CAP_SYS_RESOURCE here (chattr +j needs it); make kernel-test runs it in guests that have it"
+		"no CAP_SYS_RESOURCE here (chattr +j needs it)"
 else
 	P=$scratch/nodelalloc/s
 	"$UNTORN" init "$P" --guard journal >/dev/null && "$UNTORN" load "$P" --rows 20000 >/dev/null &&
