@@ -58,7 +58,8 @@ static void pace_adjust(struct ut_redo_pace *p, uint64_t now_ns,
 			uint64_t cur_lsn, uint64_t age)
 {
 	double dt = (now_ns - p->adjust_ns) / 1e9, redo = 0, freed = 0, factor;
-	uint64_t ckpt = cur_lsn - age;
+	/* age may be read a moment after cur_lsn: never below zero */
+	uint64_t ckpt = cur_lsn > age ? cur_lsn - age : 0;
 
 	if (dt > 0 && cur_lsn >= p->adjust_lsn)
 		redo = (cur_lsn - p->adjust_lsn) / dt;
