@@ -170,8 +170,9 @@ crash-test: all
 # something, a few power-cut replay points per guard; both guests at
 # once), full for every flush point and the long tests
 KM_OUT ?= $(BUILD)/kernel-matrix
+KM_ARGS ?= # more options for dev/kernel-matrix (CI: --no-host)
 kernel-matrix: test-build
-	dev/kernel-matrix --suite quick --jobs 2 --out $(KM_OUT)
+	dev/kernel-matrix --suite quick --jobs 2 $(KM_ARGS) --out $(KM_OUT)
 
 kernel-test: test-build
 	dev/kernel-matrix --suite full --out $(KM_OUT)-full
