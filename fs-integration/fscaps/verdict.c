@@ -261,6 +261,12 @@ void ut_fscaps_innodb_verdict(const struct ut_fscaps *c, uint32_t page_size,
 			      v);
 		return;
 	}
+	if (c->no_journal && page_size > c->fs_block) {
+		say(c, v, 0, "keep innodb_doublewrite=ON; a journal (unmount, tune2fs -O has_journal {device}, mount with -o data=journal) keeps pages whole only when they are no larger than the block (innodb_page_size=4k on 4 KiB blocks)",
+		    "this %s has no journal (made with -O ^has_journal) and overwrites %u-byte pages in place",
+		    c->mnt.fstype, page_size);
+		return;
+	}
 	if (no_journal(c, v))
 		return;
 	if (data_journalled(c)) {
