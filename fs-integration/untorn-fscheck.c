@@ -4,7 +4,8 @@
  * filesystem under PATH?  Prints the filesystem's facts and a verdict for
  * an engine with one LSN per page (InnoDB, MariaDB) and for untorn's
  * guards.  Exit status: 0 safe, 1 unsafe, 2 error; it answers InnoDB's
- * question unless --engine untorn is given.
+ * question unless --engine untorn is given.  With --mysql it asks a
+ * MySQL/MariaDB server's own options instead (mysql/server_check.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,9 +14,11 @@
 #include <string.h>
 #include <untorn/parse.h>
 #include "fscaps/fscaps.h"
+#include "mysql/server_check.h"
 
 static const char help[] =
 	"usage: untorn-fscheck PATH [--page-size SIZE] [--engine innodb|untorn] [--json]\n"
+	"       untorn-fscheck --mysql [--defaults-file FILE] [--json]\n"
 	"\n"
 	"Reads what the filesystem under PATH guarantees (type, mount options such\n"
 	"as data=journal and barriers, block size, O_DIRECT alignment, atomic write\n"
@@ -26,7 +29,17 @@ static const char help[] =
 	"\n"
 	"exit status: 0 safe, 1 unsafe, 2 error.  The status answers the InnoDB\n"
 	"question unless --engine untorn is given (then: safe when a guard other\n"
-	"than doublewrite is safe for untorn).\n";
+	"than doublewrite is safe for untorn).\n"
+	"\n"
+	"--mysql asks a MySQL or MariaDB server instead: its options (from\n"
+	"my_print_defaults --mysqld, else the option files with their !include\n"
+	"and !includedir; --defaults-file FILE reads that file alone), the page\n"
+	"size its system tablespace was made with, and every directory InnoDB\n"
+	"writes to (datadir, innodb_data_home_dir, innodb_undo_directory,\n"
+	"innodb_doublewrite_dir, tables' DATA DIRECTORY, the redo log's\n"
+	"innodb_log_group_home_dir).  One verdict per directory, one for the\n"
+	"server, the [mysqld] lines and the /etc/fstab change; 0 when\n"
+	"innodb_doublewrite may be OFF, 1 when it must stay ON, 2 error.\n";
 
 static int parse_page_size(const char *s, uint32_t *out)
 {
@@ -151,12 +164,29 @@ static void report_json(const struct ut_fscaps *c, uint32_t ps,
 	printf("}\n");
 }
 
+/* --mysql: the server says where its pages are and how large */
+static int mysql_main(int paths, const char *defaults_file, int mysql,
+		      int other_opts, int as_json)
+{
+	if (!mysql) {
+		fprintf(stderr, "untorn-fscheck: --defaults-file goes with --mysql; add --mysql\n");
+		return 2;
+	}
+	if (paths || other_opts) {
+		fprintf(stderr, "untorn-fscheck: --mysql takes its directories and page size from the server; drop PATH, --page-size and --engine\n");
+		return 2;
+	}
+	return ut_mysql_check(defaults_file, as_json);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "page-size", required_argument, NULL, 'p' },
 		{ "engine", required_argument, NULL, 'e' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "mysql", no_argument, NULL, 'm' },
+		{ "defaults-file", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
@@ -164,7 +194,9 @@ int main(int argc, char **argv)
 	struct ut_verdict v[4];
 	struct ut_fscaps caps;
 	uint32_t ps = 16384;
-	int c, as_json = 0, untorn = 0, ret;
+	const char *defaults_file = NULL;
+	int c, as_json = 0, untorn = 0, mysql = 0, page_given = 0,
+	       engine_given = 0, ret;
 	char what[256];
 
 	opterr = 0; /* refusals are one line, ours */
@@ -176,6 +208,7 @@ int main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
+			page_given = 1;
 			break;
 		case 'e':
 			if (strcmp(optarg, "innodb") && strcmp(optarg, "untorn")) {
@@ -184,9 +217,16 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			untorn = !strcmp(optarg, "untorn");
+			engine_given = 1;
 			break;
 		case 'j':
 			as_json = 1;
+			break;
+		case 'm':
+			mysql = 1;
+			break;
+		case 'd':
+			defaults_file = optarg;
 			break;
 		case 'h':
 			fputs(help, stdout);
@@ -201,6 +241,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (mysql || defaults_file)
+		return mysql_main(argc - optind, defaults_file, mysql,
+				  page_given || engine_given, as_json);
 	if (optind != argc - 1) {
 		fprintf(stderr, "untorn-fscheck: give exactly one PATH; try 'untorn-fscheck --help'\n");
 		return 2;

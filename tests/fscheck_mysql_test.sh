@@ -1,0 +1,191 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# fscheck_mysql_test.sh - untorn-fscheck --mysql against real MariaDB
+# datadirs made by Debian's mariadb-install-db on loop filesystems: the
+# page size read from ibdata1 (4k and 16k), one verdict per directory (the
+# redo log on a filesystem of its own), the server's verdict and exit
+# status as configured, the fstab line that makes a 4k server safe (and
+# mounting as it says does), no fstab line where no mount option helps
+# (16k pages); the option files read without my_print_defaults give what
+# the server's own reader gives (!include, !includedir, quotes, comments,
+# skip-/loose- prefixes); and every refusal is one line, exit 2.
+set -u
+
+top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+UNTORN=${UNTORN:-$top/build/untorn}
+FSCHECK=${FSCHECK:-$(dirname "$UNTORN")/untorn-fscheck}
+scratch=$(mktemp -d "/var/tmp/untorn-fscheck-mysql-$$-XXXXXX")
+cleanup() {
+	loopfs_cleanup
+	rm -rf "$scratch"
+}
+trap cleanup EXIT
+. "$(dirname "$0")/ktap.sh"
+. "$(dirname "$0")/loopfs.sh"
+ktap_plan 10
+
+[ "$(id -u)" -eq 0 ] || ktap_skip_rest fscheck-mysql "needs root for loop devices and mounts"
+missing=""
+for t in mariadb-install-db:mariadb-server my_print_defaults:mariadb-client-core \
+	mkfs.ext4:e2fsprogs losetup:mount; do
+	command -v "${t%%:*}" >/dev/null || missing="$missing ${t#*:}"
+done
+if [ -n "$missing" ]; then
+	ok 1 "fscheck --mysql: missing; apt-get install$missing (make check does)"
+	ktap_skip_rest fscheck-mysql "tools missing"
+fi
+
+# check ARGS...: untorn-fscheck's stdout in $scratch/out, stderr in
+# $scratch/err, its exit in $rc
+check() {
+	"$FSCHECK" "$@" >"$scratch/out" 2>"$scratch/err"
+	rc=$?
+}
+
+# install NAME PAGE DATADIR REDODIR: a datadir made by the server's own
+# installer from an option file of its own ($scratch/NAME.cnf)
+install_db() {
+	mkdir -p "$4"
+	cat >"$scratch/$1.cnf" <<-EOF
+	[mysqld]
+	datadir = $3
+	innodb_page_size = $2
+	innodb_log_group_home_dir = $4
+	innodb_log_file_size = 8M
+	EOF
+	mariadb-install-db --defaults-file="$scratch/$1.cnf" --user=root \
+		--auth-root-authentication-method=normal --skip-test-db \
+		>"$scratch/$1.install.log" 2>&1
+}
+
+loopfs ord 256M "mkfs.ext4 -q -F -b 4096" "" &&
+	loopfs jnl 256M "mkfs.ext4 -q -F -b 4096" "data=journal" &&
+	loopfs redo 128M "mkfs.ext4 -q -F -b 4096" "" ||
+	ktap_skip_rest fscheck-mysql "cannot make ext4 loop filesystems"
+
+# --- 4k pages on data=ordered: unsafe, and the fstab line that fixes it --
+install_db s4 4k "$scratch/ord/data" "$scratch/redo/s4" ||
+	{ sed 's/^/# /' "$scratch/s4.install.log"; ok 1 "mariadb-install-db made a datadir"; ktap_skip_rest fscheck-mysql "no datadir"; }
+check --mysql --defaults-file "$scratch/s4.cnf"
+[ $rc -eq 1 ] && grep -q "^page size *4096 ($scratch/ord/data/ibdata1, full_crc32 format)" "$scratch/out" &&
+	grep -q "^doublewrite *ON (the default)" "$scratch/out" &&
+	grep -q "^server: UNSAFE to turn the doublewrite buffer off: $scratch/ord/data can tear a 4096-byte page" "$scratch/out" &&
+	grep -q "^innodb_doublewrite = ON" "$scratch/out" &&
+	grep -qP "^$dev_ord\t$scratch/ord\text4\t.*data=journal\t0 2$" "$scratch/out"
+ok $? "4k MariaDB datadir on data=ordered: page size from ibdata1, UNSAFE, keep ON, fstab line with data=journal for $dev_ord, exit 1"
+sed -n 's/^server/# server/p' "$scratch/out"
+
+awk -v d="$scratch/redo/s4" '$0 == d "  (innodb_log_group_home_dir (redo log))" { r = 1; next }
+	r && /ext4 data=ordered on/ { m = 1; next }
+	r && /redo log only: InnoDB writes it in checksummed 512-byte blocks/ { print m ? "yes" : "no"; exit }' \
+	"$scratch/out" | grep -q yes
+ok $? "the redo log's own filesystem gets its own line: data=ordered, no doublewrite question"
+
+# doing what it said: mounting data=journal makes the same server safe
+umount "$scratch/ord" && mount -o data=journal "$dev_ord" "$scratch/ord" &&
+	check --mysql --defaults-file "$scratch/s4.cnf"
+[ $rc -eq 0 ] && grep -q "^server: SAFE to turn the doublewrite buffer off" "$scratch/out" &&
+	grep -q "^innodb_doublewrite = OFF" "$scratch/out" && ! grep -q "/etc/fstab" "$scratch/out"
+ok $? "after mounting as the fstab line says: SAFE to turn it off, OFF to paste, exit 0"
+
+echo "innodb_doublewrite = 0" >>"$scratch/s4.cnf"
+check --mysql --defaults-file "$scratch/s4.cnf" --json
+[ $rc -eq 0 ] && python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["page_size"] == 4096 and j["doublewrite"] is False and j["doublewrite_off_safe"] is True
+pages = [d for d in j["directories"] if d["pages"]]
+assert pages and all(d["safe"] and d["data_mode"] == " data=journal" for d in pages)
+' "$scratch/out"
+ok $? "--json: doublewrite off, every page directory safe on data=journal"
+
+# --- 16k pages on data=journal: no mount makes it safe --------------------
+install_db s16 16k "$scratch/jnl/data" "$scratch/redo/s16" ||
+	{ sed 's/^/# /' "$scratch/s16.install.log"; ok 1 "mariadb-install-db made a datadir"; ktap_skip_rest fscheck-mysql "no datadir"; }
+echo "innodb_doublewrite = OFF" >>"$scratch/s16.cnf"
+check --mysql --defaults-file "$scratch/s16.cnf"
+[ $rc -eq 1 ] && grep -q "^page size *16384 ($scratch/jnl/data/ibdata1" "$scratch/out" &&
+	grep -q "^server: AT RISK as configured: the doublewrite buffer is off and $scratch/jnl/data can tear a 16384-byte page" "$scratch/out" &&
+	grep -q "UNSAFE: ext4 data=journal journals each 4096-byte block under its own handle" "$scratch/out" &&
+	grep -q "^innodb_doublewrite = ON" "$scratch/out" && ! grep -q "/etc/fstab" "$scratch/out"
+ok $? "16k MariaDB datadir on data=journal with the doublewrite off: AT RISK, set ON, no fstab line (no mount helps), exit 1"
+
+# the option says 4k, the tablespace 16k: the file wins, with a warning
+sed -i 's/^innodb_page_size = 16k/innodb_page_size = 4k/' "$scratch/s16.cnf"
+check --mysql --defaults-file "$scratch/s16.cnf"
+[ $rc -eq 1 ] && grep -q "^page size *16384" "$scratch/out" &&
+	grep -q "warning: innodb_page_size = 4k, but .*ibdata1 was made with 16384-byte pages" "$scratch/err"
+ok $? "innodb_page_size disagreeing with ibdata1: the tablespace's 16384 checked, a warning"
+
+# a table placed elsewhere by DATA DIRECTORY (its .isl link, as the
+# server writes it: one line, the .ibd's path)
+mkdir -p "$scratch/ord/elsewhere/db" "$scratch/jnl/data/db"
+echo "$scratch/ord/elsewhere/db/t.ibd" >"$scratch/jnl/data/db/t.isl"
+check --mysql --defaults-file "$scratch/s16.cnf"
+grep -q "^$scratch/ord/elsewhere/db  (DATA DIRECTORY of db/t)" "$scratch/out"
+ok $? "a table's DATA DIRECTORY (db/t.isl) is checked as a directory of its own"
+
+# --- the option files without my_print_defaults ---------------------------
+mkdir -p "$scratch/etc/conf.d" "$scratch/nobin"
+cat >"$scratch/etc/my.cnf" <<EOF
+# a comment
+[client]
+datadir = /not/the/server
+[mysqld]
+datadir = "$scratch/jnl/data"   # the datadir
+innodb-flush-method = O_DIRECT
+!include $scratch/etc/extra.cnf
+!includedir $scratch/etc/conf.d
+EOF
+printf '[mariadb]\ninnodb_doublewrite = 1\n' >"$scratch/etc/extra.cnf"
+printf '[mysqld]\nloose-innodb-log-group-home-dir = %s/redo/s16\n' "$scratch" >"$scratch/etc/conf.d/10-a.cnf"
+printf '[server]\nskip-innodb-doublewrite\n' >"$scratch/etc/conf.d/20-b.cnf"
+printf '[mysqld]\ninnodb_doublewrite = 1\n' >"$scratch/etc/conf.d/30-ignored.txt"
+check --mysql --defaults-file "$scratch/etc/my.cnf" --json
+cp "$scratch/out" "$scratch/tool.json"
+grep -q '"options": "my_print_defaults' "$scratch/tool.json"
+tool_rc=$?
+for t in python3 dirname; do ln -sf "$(command -v $t)" "$scratch/nobin/$t"; done
+PATH=$scratch/nobin check --mysql --defaults-file "$scratch/etc/my.cnf" --json
+[ $tool_rc -eq 0 ] && grep -q '"options": "the option file' "$scratch/out" && python3 -c '
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+for k in ("datadir", "page_size", "doublewrite", "doublewrite_off_safe"):
+    assert a[k] == b[k], (k, a[k], b[k])
+assert [d["path"] for d in a["directories"]] == [d["path"] for d in b["directories"]]
+assert a["doublewrite"] is False and a["datadir"].endswith("/jnl/data")
+' "$scratch/tool.json" "$scratch/out"
+ok $? "option files read without my_print_defaults: the same datadir, directories and doublewrite (skip- last) as the server's reader"
+
+# --- refusals: one line, exit 2 -------------------------------------------
+fails=0
+refused() {	# WHAT PATTERN ARGS...: exit 2, one line matching PATTERN
+	local what=$1 pat=$2
+	shift 2
+	check "$@"
+	if [ $rc -ne 2 ] || [ "$(wc -l <"$scratch/err")" -ne 1 ] || ! grep -q -e "$pat" "$scratch/err" ||
+		[ -s "$scratch/out" ]; then
+		echo "# $what: exit $rc: $(head -c 300 "$scratch/err")"
+		fails=$((fails + 1))
+	fi
+}
+refused "missing option file" "--defaults-file $scratch/none.cnf: No such file" \
+	--mysql --defaults-file "$scratch/none.cnf"
+refused "PATH with --mysql" "drop PATH" --mysql "$scratch"
+refused "--defaults-file alone" "goes with --mysql" --defaults-file "$scratch/s4.cnf"
+printf '[mysqld]\ndatadir = %s\ninnodb_doublewrite = maybe\n' "$scratch/ord/data" >"$scratch/bad.cnf"
+refused "bad innodb_doublewrite" "innodb_doublewrite = maybe .* is not a value" \
+	--mysql --defaults-file "$scratch/bad.cnf"
+printf '[mysqld]\ndatadir = %s\ninnodb_page_size = 12k\n' "$scratch/ord/data" >"$scratch/bad.cnf"
+refused "bad innodb_page_size" "innodb_page_size = 12k .* not a power of two" \
+	--mysql --defaults-file "$scratch/bad.cnf"
+ok $fails "refusals (missing option file, PATH or --defaults-file misused, bad innodb_doublewrite, bad innodb_page_size): one line, exit 2, nothing on stdout"
+
+# a system tablespace that is not one: refused, not guessed
+dd if=/dev/zero of="$scratch/ord/data/ibdata1" bs=4096 count=1 conv=notrunc status=none
+fails=0
+refused "zeroed ibdata1" "ibdata1: its first page is not an InnoDB tablespace header" \
+	--mysql --defaults-file "$scratch/s4.cnf"
+ok $fails "a zeroed ibdata1 header: refused naming the file, exit 2"
+ktap_finish
