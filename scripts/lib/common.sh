@@ -113,6 +113,18 @@ human() {
 		printf (b == int(b) ? "%d %s\n" : "%.1f %s\n"), b, u[i] }'
 }
 
+# jbd2_journal_mib RATE_MB_S COMMIT_S FS_MIB: the jbd2 journal of a
+# data=journal filesystem as mkfs-journal sizes it (--journal-size auto):
+# one transaction may grow to a quarter of the journal and, with the data
+# journalled, holds every block written in a commit interval, so 4 x rate
+# x commit; at least 64 MiB, at most a quarter of the filesystem
+jbd2_journal_mib() {
+	local j=$((4 * $1 * $2))
+	[ "$j" -ge 64 ] || j=64
+	[ "$j" -le $(($3 / 4)) ] || j=$(($3 / 4))
+	echo "$j"
+}
+
 # kernel_at_least MAJOR MINOR: the running kernel is that version or later
 kernel_at_least() {
 	local r maj min
