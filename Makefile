@@ -51,13 +51,14 @@ UT_CFLAGS  += $(if $(HAVE_SDT),-DUT_HAVE_SDT)
 LIB_DIRS   := base io page guard log store buf mtr tree
 LIB_SRCS   := $(wildcard $(LIB_DIRS:%=engine/%/*.c) engine/*.c fs-integration/fscaps/*.c)
 CLI_SRCS   := $(wildcard engine/cli/*.c)
-# untorn-fscheck --mysql: a server's options, its tablespace's page size
-MYSQL_SRCS := $(wildcard fs-integration/mysql/*.c)
-MYSQL_OBJS := $(MYSQL_SRCS:%.c=$(BUILD)/%.o)
+# untorn-fscheck's own parts: --mysql (a server's options, its
+# tablespace's page size) and --probe (split page writes, measured)
+FSCHECK_SRCS := $(wildcard fs-integration/mysql/*.c fs-integration/probe/*.c)
+FSCHECK_OBJS := $(FSCHECK_SRCS:%.c=$(BUILD)/%.o)
 LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CLI_OBJS   := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 HEADERS    := $(wildcard engine/*.h $(LIB_DIRS:%=engine/%/*.h) engine/include/*.h engine/include/untorn/*.h engine/cli/*.h \
-	      fs-integration/fscaps/*.h fs-integration/mysql/*.h fs-integration/kmod/untorn_jw_uapi.h)
+	      fs-integration/fscaps/*.h fs-integration/mysql/*.h fs-integration/probe/*.h fs-integration/kmod/untorn_jw_uapi.h)
 
 STATIC_LIB := $(BUILD)/libuntorn.a
 SHARED_LIB := $(BUILD)/libuntorn.so.$(VERSION)
@@ -96,8 +97,8 @@ $(HDD): fs-integration/untorn-hdd.c
 	$(CC) -std=gnu11 -Wall -Wextra -Werror -DUNTORN_VERSION='"$(VERSION)"' $(CFLAGS) $$(pkg-config --cflags fuse3) \
 		-o $@ $< $$(pkg-config --libs fuse3) -lm -lpthread
 
-$(FSCHECK): $(BUILD)/fs-integration/untorn-fscheck.o $(MYSQL_OBJS) $(STATIC_LIB)
-	$(CC) -o $@ $< $(MYSQL_OBJS) $(STATIC_LIB) $(LDFLAGS) $(LDLIBS)
+$(FSCHECK): $(BUILD)/fs-integration/untorn-fscheck.o $(FSCHECK_OBJS) $(STATIC_LIB)
+	$(CC) -o $@ $< $(FSCHECK_OBJS) $(STATIC_LIB) $(LDFLAGS) $(LDLIBS)
 
 $(JWWRITE): $(BUILD)/fs-integration/untorn-jw-write.o $(STATIC_LIB)
 	$(CC) -o $@ $< $(STATIC_LIB) $(LDFLAGS) $(LDLIBS)
@@ -143,14 +144,14 @@ fuzz-build: $(if $(filter 0,$(shell id -u)),deps-fuzz)
 # cppcheck and clang-tidy on the C sources, configured in tests/lint/;
 # any finding fails (the kernel module is checked by its compiler, -Werror
 # in its Kbuild, and by the kernel matrix)
-LINT_SRCS := $(LIB_SRCS) $(CLI_SRCS) $(MYSQL_SRCS) fs-integration/untorn-fscheck.c fs-integration/untorn-jw-write.c
+LINT_SRCS := $(LIB_SRCS) $(CLI_SRCS) $(FSCHECK_SRCS) fs-integration/untorn-fscheck.c fs-integration/untorn-jw-write.c
 LINT_INC  := -D_GNU_SOURCE -DUT_HAVE_SDT -DUNTORN_VERSION='"$(VERSION)"' -Iengine/include -Iengine -Ifs-integration/fscaps -Ifs-integration/mysql -Ifs-integration/kmod
 
 # every C file of the project already formatted as .clang-format says
 # (the kernel's style); `clang-format -i FILE` fixes one
 FORMAT_SRCS := $(wildcard engine/*.[ch] $(LIB_DIRS:%=engine/%/*.[ch]) engine/cli/*.[ch] \
 		engine/include/*.h engine/include/untorn/*.h fs-integration/*.c \
-		fs-integration/fscaps/*.[ch] fs-integration/mysql/*.[ch] fs-integration/kmod/*.[ch] tests/*.[ch] tests/fuzz/*.c)
+		fs-integration/fscaps/*.[ch] fs-integration/mysql/*.[ch] fs-integration/probe/*.[ch] fs-integration/kmod/*.[ch] tests/*.[ch] tests/fuzz/*.c)
 
 lint: $(if $(filter 0,$(shell id -u)),deps-lint)
 	@command -v cppcheck >/dev/null && command -v clang-tidy >/dev/null && command -v clang-format >/dev/null || \

@@ -15,9 +15,11 @@
 #include <untorn/parse.h>
 #include "fscaps/fscaps.h"
 #include "mysql/server_check.h"
+#include "probe/split_probe.h"
 
 static const char help[] =
-	"usage: untorn-fscheck PATH [--page-size SIZE] [--engine innodb|untorn] [--json]\n"
+	"usage: untorn-fscheck PATH [--page-size SIZE] [--engine innodb|untorn] [--probe[=SECONDS]]\n"
+	"                      [--json]\n"
 	"       untorn-fscheck --mysql [--defaults-file FILE] [--json]\n"
 	"\n"
 	"Reads what the filesystem under PATH guarantees (type, mount options such\n"
@@ -31,6 +33,12 @@ static const char help[] =
 	"question unless --engine untorn is given (then: safe when a guard other\n"
 	"than doublewrite is safe for untorn).\n"
 	"\n"
+	"--probe[=SECONDS] backs the verdict with a measurement on this mount: it\n"
+	"writes pages to an unnamed file there for SECONDS (default 10), a log\n"
+	"file fdatasynced beside them, while ebpf/torn-split.bt counts how many\n"
+	"straddle two jbd2 transactions (root, tracefs and bpftrace needed;\n"
+	"without them the line says what is missing).\n"
+	"\n"
 	"--mysql asks a MySQL or MariaDB server instead: its options (from\n"
 	"my_print_defaults --mysqld, else the option files with their !include\n"
 	"and !includedir; --defaults-file FILE reads that file alone), the page\n"
@@ -40,6 +48,24 @@ static const char help[] =
 	"innodb_log_group_home_dir).  One verdict per directory, one for the\n"
 	"server, the [mysqld] lines and the /etc/fstab change; 0 when\n"
 	"innodb_doublewrite may be OFF, 1 when it must stay ON, 2 error.\n";
+
+/* --probe's SECONDS: none is 10 */
+static int parse_seconds(const char *s, unsigned *out)
+{
+	char *end;
+	long v;
+
+	if (!s) {
+		*out = 10;
+		return 0;
+	}
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > 3600)
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
 
 static int parse_page_size(const char *s, uint32_t *out)
 {
@@ -129,8 +155,29 @@ static void verdict_json(const char *key, const struct ut_verdict *v, int comma)
 	       comma ? "," : "");
 }
 
+static void probe_json(const struct ut_split_probe *pr)
+{
+	printf("  \"probe\": {\"measured\": %s, \"pages\": %lu, \"split\": %lu, ",
+	       pr->measured ? "true" : "false", pr->pages, pr->split);
+	printf("\"seconds\": %u, \"sync_every\": %u, ", pr->seconds, pr->sync_every);
+	json_str("why", pr->why, 0);
+	printf("  },\n");
+}
+
+static void probe_text(const struct ut_split_probe *pr, uint32_t ps)
+{
+	if (!pr->measured) {
+		printf("measured here   not measured: %s\n", pr->why);
+		return;
+	}
+	printf("measured here   %lu of %lu %u-byte page writes split across two jbd2 transactions (%.3f%%) in %u s, an fdatasync every %u, a log fdatasynced beside them\n",
+	       pr->split, pr->pages, ps,
+	       pr->pages ? 100.0 * pr->split / pr->pages : 0.0, pr->seconds,
+	       pr->sync_every);
+}
+
 static void report_json(const struct ut_fscaps *c, uint32_t ps,
-			const struct ut_verdict *v)
+			const struct ut_verdict *v, const struct ut_split_probe *pr)
 {
 	printf("{\n");
 	json_str("path", c->path, 1);
@@ -157,6 +204,8 @@ static void report_json(const struct ut_fscaps *c, uint32_t ps,
 	       c->nocow_files);
 	printf("  \"journal_data_flag\": %s,\n  \"delalloc\": %s,\n",
 	       c->journal_flag ? "true" : "false", c->delalloc ? "true" : "false");
+	if (pr)
+		probe_json(pr);
 	verdict_json("innodb_doublewrite_off", &v[0], 1);
 	verdict_json("untorn_journal", &v[1], 1);
 	verdict_json("untorn_atomic", &v[2], 1);
@@ -173,7 +222,7 @@ static int mysql_main(int paths, const char *defaults_file, int mysql,
 		return 2;
 	}
 	if (paths || other_opts) {
-		fprintf(stderr, "untorn-fscheck: --mysql takes its directories and page size from the server; drop PATH, --page-size and --engine\n");
+		fprintf(stderr, "untorn-fscheck: --mysql takes its directories and page size from the server; drop PATH, --page-size, --engine and --probe\n");
 		return 2;
 	}
 	return ut_mysql_check(defaults_file, as_json);
@@ -187,6 +236,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "mysql", no_argument, NULL, 'm' },
 		{ "defaults-file", required_argument, NULL, 'd' },
+		{ "probe", optional_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
@@ -195,6 +245,8 @@ int main(int argc, char **argv)
 	struct ut_fscaps caps;
 	uint32_t ps = 16384;
 	const char *defaults_file = NULL;
+	struct ut_split_probe probe;
+	unsigned probe_s = 0;
 	int c, as_json = 0, untorn = 0, mysql = 0, page_given = 0,
 	       engine_given = 0, ret;
 	char what[256];
@@ -227,6 +279,13 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			defaults_file = optarg;
+			break;
+		case 'P':
+			if (parse_seconds(optarg, &probe_s)) {
+				fprintf(stderr, "untorn-fscheck: --probe=%s: give whole seconds from 1 to 3600, e.g. --probe=10\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'h':
 			fputs(help, stdout);
@@ -265,10 +324,20 @@ int main(int argc, char **argv)
 	ut_fscaps_verdict(&caps, "atomic", ps,
 			  caps.fs_block < ps ? caps.fs_block : ps, &v[2]);
 	ut_fscaps_verdict(&caps, "doublewrite", ps, ps, &v[3]);
+	if (probe_s) {
+		ret = ut_split_probe(&caps, ps, probe_s, &probe);
+		if (ret) {
+			fprintf(stderr, "untorn-fscheck: --probe: cannot write pages in %s: %s; give a directory this user can write to\n",
+				argv[optind], strerror(-ret));
+			return 2;
+		}
+	}
 	if (as_json) {
-		report_json(&caps, ps, v);
+		report_json(&caps, ps, v, probe_s ? &probe : NULL);
 	} else {
 		facts_text(&caps);
+		if (probe_s)
+			probe_text(&probe, ps);
 		printf("\ndoublewrite buffer off, %u-byte pages:\n", ps);
 		verdict_text("InnoDB (one LSN per page)", &v[0]);
 		verdict_text("untorn --guard journal", &v[1]);
