@@ -74,8 +74,8 @@ enum ut_engine_kind {
 
 struct ut_verdict {
 	int safe;
-	char reason[320];
-	char fix[320];
+	char reason[384];
+	char fix[512];
 };
 
 /* Fills caps for path (which must exist).  Returns 0 or -errno. */

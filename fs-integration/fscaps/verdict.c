@@ -10,13 +10,15 @@
 #include "fscaps.h"
 
 /*
- * The fix as the user types it: {mkfs-journal} and {mkfs-atomic} become
+ * The fix as the user types it: {mkfs-journal}, {mkfs-atomic} and
+ * {fix-journal} become
  * the script's name as installed here (ut_tool_name), {mount} the mount
  * point and {device} the filesystem's device, never a placeholder.
  */
 static void fix_expand(const struct ut_fscaps *c, const char *fix, char *out, size_t len)
 {
-	static const char *const tools[] = { "mkfs-journal", "mkfs-atomic" };
+	static const char *const tools[] = { "mkfs-journal", "mkfs-atomic",
+					     "fix-journal" };
 	char name[1100], key[32];
 	const char *sub, *end;
 	size_t n = 0, i;
@@ -134,7 +136,7 @@ static void not_journalled(const struct ut_fscaps *c, struct ut_verdict *v)
 		    "the files have chattr +j, but the mount delays allocation, so their data is not journalled and an interrupted page write stays torn");
 		return;
 	}
-	say(c, v, 0, "mount with -o data=journal (ext4 cannot change it on remount: set it in /etc/fstab and mount again) or use {mkfs-journal}; or mount with -o nodelalloc and chattr +j the store's directory before init (per-file data journaling; setting the flag needs CAP_SYS_RESOURCE)",
+	say(c, v, 0, "mount with -o data=journal (ext4 cannot change it on remount: {fix-journal} {mount} prints the steps, fstab and journal size included) or use {mkfs-journal}; or mount with -o nodelalloc and chattr +j the store's directory before init (needs CAP_SYS_RESOURCE)",
 	    "mounted data=%s: file data is not journalled, so an interrupted page write stays torn",
 	    c->data_mode == UT_DATA_WRITEBACK ? "writeback" : "ordered");
 }
@@ -273,7 +275,7 @@ void ut_fscaps_innodb_verdict(const struct ut_fscaps *c, uint32_t page_size,
 		journal_verdict(c, page_size, page_size, 0, v);
 		return;
 	}
-	say(c, v, 0, "keep innodb_doublewrite=ON, or mount ext4 with data=journal and use pages no larger than its block ({mkfs-journal})",
+	say(c, v, 0, "keep innodb_doublewrite=ON, or mount ext4 with data=journal and use pages no larger than its block ({fix-journal} {mount} prints the steps; {mkfs-journal} makes a new one)",
 	    "%s overwrites %u-byte pages in place and a crash can tear them; InnoDB has one LSN per page and cannot rebuild a torn one",
 	    c->mnt.fstype, page_size);
 }

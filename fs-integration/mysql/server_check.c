@@ -20,6 +20,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <untorn/err.h>
 #include <untorn/parse.h>
 #include "fscaps.h"
 #include "ibdata.h"
@@ -408,7 +409,7 @@ static void mount_opts_without_data(const char *opts, char *out, size_t len)
 static void print_fstab(const struct server *s)
 {
 	const struct place *p;
-	char opts[512];
+	char opts[512], tool[PATH_MAX];
 	int i, j, shown = 0;
 
 	for (i = 0; i < s->n_places; i++) {
@@ -422,8 +423,9 @@ static void print_fstab(const struct server *s)
 		if (j < i)
 			continue;
 		if (!shown++)
-			printf("\n# /etc/fstab: mount with data=journal (ext4 cannot switch it on remount: unmount and mount again%s)\n",
-			       "; for / set rootflags=data=journal on the kernel command line");
+			printf("\n# /etc/fstab: mount with data=journal (ext4 cannot switch it on remount: unmount and mount again; for / set rootflags=data=journal on the kernel command line; %s %s prints every step, its journal's size included, and --apply carries them out)\n",
+			       ut_tool_name("fix-journal", tool, sizeof(tool)),
+			       p->caps.mnt.mount_point);
 		mount_opts_without_data(p->caps.mnt.mount_opts, opts, sizeof(opts));
 		printf("%s\t%s\text4\t%s%sdata=journal\t0 2\n", p->caps.mnt.source,
 		       p->caps.mnt.mount_point, opts, opts[0] ? "," : "");
