@@ -25,7 +25,8 @@ copy() {
 	rm -rf "$scratch/t"
 	mkdir -p "$scratch/t/fs-integration/kmod"
 	cp -a "$top/engine" "$scratch/t/"
-	cp -a "$top/fs-integration/fscaps" "$top/fs-integration/untorn-fscheck.c" \
+	cp -a "$top/fs-integration/fscaps" "$top/fs-integration/mysql" "$top/fs-integration/probe" \
+		"$top/fs-integration/untorn-fscheck.c" \
 		"$top/fs-integration/untorn-jw-write.c" "$scratch/t/fs-integration/"
 	cp "$top/fs-integration/kmod/untorn_jw_uapi.h" "$scratch/t/fs-integration/kmod/"
 }
