@@ -5,8 +5,9 @@
  * extent), logical (the next N leaves in key order, from the level-1
  * pages, sorted by page number, merged into reads of up to M pages,
  * submitted together and consumed while the next batch is in flight),
- * and the cold start a scan benchmark begins with (ut_engine_drop_caches:
- * every page written, the pool and the page cache emptied).
+ * the cold start a scan benchmark begins with (ut_engine_drop_caches:
+ * every page written, the pool and the page cache emptied), and the
+ * tree's shape a scan meets (ut_engine_tree_shape: its fragmentation).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 #include <untorn/engine.h>
 #include "tree/btree.h"
+#include "tree/shape.h"
 #include "engine_int.h"
 
 #define LINEAR_RUN 4 /* sequential leaves that trigger linear */
@@ -221,5 +223,25 @@ int ut_engine_drop_caches(struct ut_engine *eng, double *resident)
 	if (fdatasync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
 		return -errno;
 	*resident = file_resident(fd, eng->store->file_pages * eng->geom.page_size);
+	return 0;
+}
+
+int ut_engine_tree_shape(struct ut_engine *eng, struct ut_tree_shape *s)
+{
+	struct ut_leaf_steps ls;
+	uint32_t *leaves;
+	size_t n;
+	int ret;
+
+	ret = ut_btree_leaf_list(&eng->tree, &leaves, &n);
+	if (ret)
+		return ret;
+	ut_leaf_steps_of(leaves, n, &ls);
+	free(leaves);
+	s->leaves = ls.leaves;
+	s->steps = ls.steps;
+	s->jumps = ls.jumps;
+	s->fragmentation = ls.steps ? (double)ls.jumps / ls.steps : 0;
+	s->mean_jump_pages = ls.jumps ? (double)ls.jump_pages / ls.jumps : 0;
 	return 0;
 }

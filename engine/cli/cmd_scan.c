@@ -24,7 +24,10 @@ static const char scan_help[] =
 	"which on a disk costs less than another seek -- submits them together\n"
 	"and reads the next batch while this one is consumed.  --cold writes dirty\n"
 	"pages, empties the buffer pool and drops the data file from the page\n"
-	"cache first (and reports how much of it stayed cached).\n"
+	"cache first (and reports how much of it stayed cached).  Also prints the\n"
+	"tree's shape: its leaves, and the share of steps from a leaf to the next\n"
+	"in key order that are not to the next page (fragmentation), with the\n"
+	"mean distance of those jumps in pages.\n"
 	"\n" CLI_WAIT_HELP;
 
 struct scan_count {
@@ -53,7 +56,8 @@ static const char *ra_name(enum ut_readahead ra)
 }
 
 static void scan_print(const char *dir, const struct ut_scan_opts *so,
-		       const struct ut_scan_stats *st, const struct scan_count *c,
+		       const struct ut_scan_stats *st,
+		       const struct ut_tree_shape *shape, const struct scan_count *c,
 		       int cold, double resident, int as_json)
 {
 	/* the scan's rate: pages of the tree per second (holes read
@@ -71,6 +75,9 @@ static void scan_print(const char *dir, const struct ut_scan_opts *so,
 		       (unsigned long long)st->pages_read,
 		       (unsigned long long)st->ios, avg,
 		       (unsigned long long)st->submits);
+		printf("tree: %llu leaves; %.1f %% of the steps from a leaf to the next in key order are not to the next page (%llu jumps, %.0f pages on average)\n",
+		       (unsigned long long)shape->leaves, shape->fragmentation * 100,
+		       (unsigned long long)shape->jumps, shape->mean_jump_pages);
 		if (cold)
 			printf("page cache after the drop: %.1f %% of the data file still resident\n",
 			       resident * 100);
@@ -92,6 +99,12 @@ static void scan_print(const char *dir, const struct ut_scan_opts *so,
 	json_u64(&j, "bytes", st->bytes_read);
 	json_f64(&j, "seconds", st->seconds);
 	json_f64(&j, "mb_per_s", mbs);
+	json_obj_open(&j, "tree");
+	json_u64(&j, "leaves", shape->leaves);
+	json_u64(&j, "jumps", shape->jumps);
+	json_f64(&j, "fragmentation", shape->fragmentation);
+	json_f64(&j, "mean_jump_pages", shape->mean_jump_pages);
+	json_obj_close(&j);
 	json_end(&j);
 }
 
@@ -114,6 +127,7 @@ int cmd_bench_scan(int argc, char **argv)
 				   .merge_pages = 16 };
 	struct ut_engine_opts eo;
 	struct ut_scan_stats st;
+	struct ut_tree_shape shape;
 	struct scan_count cnt = { 0 };
 	struct ut_engine *eng;
 	double resident = -1;
@@ -175,7 +189,10 @@ int cmd_bench_scan(int argc, char **argv)
 		return cli_usage_fail("bench", "give exactly one DIR");
 	if (cli_engine_open(argv[optind], &eo, &eng))
 		return EXIT_ERROR;
-	ret = cold ? ut_engine_drop_caches(eng, &resident) : 0;
+	/* before the cold start: the internal pages it reads are dropped */
+	ret = ut_engine_tree_shape(eng, &shape);
+	if (!ret && cold)
+		ret = ut_engine_drop_caches(eng, &resident);
 	if (!ret)
 		ret = ut_scan_readahead(eng, 0, count_row, &cnt, &so, &st);
 	if (ret) {
@@ -187,6 +204,6 @@ int cmd_bench_scan(int argc, char **argv)
 		return cli_fail("%s: scan returned keys out of order; run untorn check",
 				argv[optind]);
 	}
-	scan_print(argv[optind], &so, &st, &cnt, cold, resident, as_json);
+	scan_print(argv[optind], &so, &st, &shape, &cnt, cold, resident, as_json);
 	return cli_engine_close(eng) ? EXIT_ERROR : EXIT_OK;
 }

@@ -145,6 +145,18 @@ struct ut_scan_stats {
 /* A scan in key order from `from` with read-ahead; fn as for ut_scan. */
 int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void *user,
 		      const struct ut_scan_opts *o, struct ut_scan_stats *st);
+/* How the tree's leaves lie in the data file, in key order. */
+struct ut_tree_shape {
+	uint64_t leaves;
+	uint64_t steps; /* leaves - 1: from each leaf to the next in key order */
+	uint64_t jumps; /* steps whose next leaf is not the next page */
+	double fragmentation; /* jumps / steps; 0 for a tree of one leaf */
+	double mean_jump_pages; /* mean distance of the jumps, in pages */
+};
+
+/* Reads the tree's internal pages (through the buffer pool) for it. */
+int ut_engine_tree_shape(struct ut_engine *eng, struct ut_tree_shape *s);
+
 /* Cold start: writes every dirty page, empties the buffer pool and asks
  * the kernel to drop the data file's page cache; *resident gets the
  * fraction of the file still cached afterwards (mincore). */

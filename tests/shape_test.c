@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/*
+ * shape_test.c - a tree's fragmentation (ut_leaf_steps_of and
+ * ut_engine_tree_shape, what bench scan prints): exact on hand-built leaf
+ * lists (one leaf, all sequential,
+ * jumps forward and back, an empty tree), and on real trees a sequential
+ * load is nearly unfragmented and a random one mostly jumps, every leaf
+ * counted once.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <untorn/engine.h>
+#include <untorn/store.h>
+#include "tree/shape.h"
+#include "ktap.h"
+#include "testlib.h"
+
+#define ROWS 20000
+
+static int shape_is(const uint32_t *leaves, size_t n, uint64_t steps,
+		    uint64_t jumps, uint64_t jump_pages)
+{
+	struct ut_leaf_steps s;
+
+	ut_leaf_steps_of(leaves, n, &s);
+	if (s.leaves == n && s.steps == steps && s.jumps == jumps &&
+	    s.jump_pages == jump_pages)
+		return 1;
+	ktap_diag("got leaves %llu steps %llu jumps %llu jump pages %llu",
+		  (unsigned long long)s.leaves, (unsigned long long)s.steps,
+		  (unsigned long long)s.jumps, (unsigned long long)s.jump_pages);
+	return 0;
+}
+
+static int hand_built(void)
+{
+	static const uint32_t one[] = { 5 };
+	static const uint32_t seq[] = { 3, 4, 5, 6 };
+	static const uint32_t mixed[] = { 1, 2, 10, 11, 3 }; /* +1 +8 +1 -8 */
+	static const uint32_t back[] = { 9, 8, 7 }; /* backwards: two jumps of 1 */
+
+	return shape_is(one, 1, 0, 0, 0) && shape_is(NULL, 0, 0, 0, 0) &&
+	       shape_is(seq, 4, 3, 0, 0) && shape_is(mixed, 5, 4, 2, 16) &&
+	       shape_is(back, 3, 2, 2, 2);
+}
+
+/* a store of ROWS rows loaded in key order or at random; its shape */
+static int loaded_shape(const char *name, int random, struct ut_tree_shape *s)
+{
+	struct ut_init_opts io = { .page_size = 4096, .guard = UT_GUARD_DOUBLEWRITE };
+	char dir[300];
+	struct ut_engine_opts o;
+	struct ut_engine *eng;
+	struct ut_err err = { "" };
+	unsigned char val[100];
+	uint64_t i, k, mask = 32767;
+	int ret = -1;
+
+	snprintf(dir, sizeof(dir), "%s/%s", test_scratch, name);
+	if (ut_store_init(dir, &io, &err))
+		return -1;
+	ut_engine_opts_default(&o);
+	o.commit = UT_COMMIT_LAZY;
+	if (ut_engine_open(dir, &o, &eng, NULL, &err))
+		return -1;
+	memset(val, 0x61, sizeof(val));
+	for (i = 0; i <= mask; i++) {
+		k = random ? (i * 0x9e3779b97f4a7c15ull ^
+			      (i * 0x9e3779b97f4a7c15ull & mask) >> 7) &
+				     mask :
+			     i;
+		if (k < ROWS && ut_put(eng, k, val, sizeof(val), &err))
+			goto out_close;
+	}
+	ret = ut_engine_tree_shape(eng, s);
+out_close:
+	ut_engine_close(eng, &err);
+	return ret;
+}
+
+int main(void)
+{
+	struct ut_tree_shape seq, rnd;
+	int ok_seq, ok_rnd;
+
+	test_scratch_dir("shape");
+	ktap_plan(3);
+	ktap_ok(hand_built(),
+		"hand-built leaf lists: steps, jumps and their distances exact");
+	ok_seq = !loaded_shape("seq", 0, &seq);
+	ok_rnd = !loaded_shape("rnd", 1, &rnd);
+	if (ok_seq && ok_rnd)
+		ktap_diag("sequential: %llu leaves, %.3f fragmented; random: %llu leaves, %.3f fragmented, mean jump %.1f pages",
+			  (unsigned long long)seq.leaves, seq.fragmentation,
+			  (unsigned long long)rnd.leaves, rnd.fragmentation,
+			  rnd.mean_jump_pages);
+	/* 20 000 rows of 100 bytes in 4 KiB pages: 500 to 1 000 leaves */
+	ktap_ok(ok_seq && seq.leaves >= 500 && seq.leaves <= 1000 &&
+			seq.fragmentation < 0.05,
+		"a sequential load: leaves in file order but for the internal pages between them (< 5 %% jumps)");
+	ktap_ok(ok_rnd && rnd.leaves >= 500 && rnd.leaves <= 1000 &&
+			rnd.fragmentation > 0.5 && rnd.mean_jump_pages > 10,
+		"a random load: most steps jump, far");
+	return ktap_finish();
+}
