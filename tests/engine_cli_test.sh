@@ -12,7 +12,7 @@ UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-engine-cli-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 27
+ktap_plan 29
 
 S=$scratch/s
 "$UNTORN" init "$S" >/dev/null
@@ -28,7 +28,7 @@ ok $? "delete, then get exits 1 (not found)"
 ok $? "a value may start with '-' (and be --wait after --); --wait goes anywhere"
 
 "$UNTORN" load "$S" --rows 20000 --order random >"$scratch/out"
-grep -q "loaded 20000 rows (random order" "$scratch/out"
+grep -q "loaded 20000 rows (random layout" "$scratch/out"
 ok $? "load --rows 20000 --order random"
 # on a terminal (script(1) gives it one) load draws its progress line on
 # stderr and erases it; in a pipe, nothing
@@ -40,6 +40,18 @@ ok $? "load on a terminal: rows, rate and time left on stderr; in a pipe: nothin
 "$UNTORN" load "$S" --rows 5000 --start 100000 --order sequential --commit sync >/dev/null &&
 	"$UNTORN" check "$S" >/dev/null
 ok $? "sequential load with sync commits; check clean"
+"$UNTORN" init "$scratch/split" >/dev/null &&
+	"$UNTORN" load "$scratch/split" --rows 20000 --layout split >"$scratch/out" &&
+	grep -q "loaded 20000 rows (split layout" "$scratch/out" &&
+	"$UNTORN" verify "$scratch/split" | grep -q ": 20000 rows, 0 out of order, 0 damaged" &&
+	"$UNTORN" bench scan "$scratch/split" --json | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["tree"]
+assert t["leaves"] > 0 and 0 < t["fragmentation"] < 1, t'
+ok $? "load --layout split: 20000 rows verify, bench scan reports a fragmented tree"
+"$UNTORN" load "$scratch/split" --rows 10 --layout zigzag >"$scratch/out" 2>"$scratch/err"
+[ $? -eq 2 ] && [ "$(wc -l <"$scratch/err")" -eq 1 ] && grep -q "layout is sequential, random or split, not 'zigzag'" "$scratch/err"
+ok $? "load --layout zigzag: refused in one line, exit 2"
 
 "$UNTORN" bench write "$S" --threads 2 --seconds 1 --json >"$scratch/bench.json"
 python3 - "$scratch/bench.json" <<'PY'

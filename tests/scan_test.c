@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * scan_test.c - scans with read-ahead: each policy returns exactly the
- * keys of a reference scan, in order, on fragmented (random inserts) and
- * unfragmented (sequential) trees at 4 KiB and 16 KiB pages; logical
+ * keys of a reference scan, in order, on trees of every load layout
+ * (random inserts, sequential, and split: Facebook's (user, object)
+ * appends) at 4 KiB and 16 KiB pages; logical
  * read-ahead reads a batch per submit; an injected EIO in the middle of a
  * batch gives an error and leaves the pool consistent; a hot set stays
  * resident through a full scan of a tree larger than the pool.
@@ -13,6 +14,7 @@
 #include <untorn/engine.h>
 #include <untorn/store.h>
 #include <untorn/sysio.h>
+#include "layout.h"
 #include "rowgen.h"
 #include "ktap.h"
 #include "testlib.h"
@@ -43,15 +45,16 @@ static int collect_fn(uint64_t key, const void *val, uint32_t len, void *user)
 	return 0;
 }
 
-static struct ut_engine *open_store(const char *name, uint32_t ps, int random,
-				    uint64_t pool)
+static struct ut_engine *open_store(const char *name, uint32_t ps,
+				    enum layout_kind layout, uint64_t pool)
 {
 	struct ut_init_opts io = { .page_size = ps, .guard = UT_GUARD_DOUBLEWRITE };
 	struct ut_engine_opts o;
 	struct ut_engine *eng;
 	struct ut_err err = { "" };
+	struct layout_gen gen;
 	unsigned char val[100];
-	uint64_t i, k, mask = 32767;
+	uint64_t k = 0;
 
 	snprintf(dir, sizeof(dir), "%s/%s", test_scratch, name);
 	if (ut_store_init(dir, &io, &err))
@@ -61,17 +64,16 @@ static struct ut_engine *open_store(const char *name, uint32_t ps, int random,
 	o.pool_bytes = pool;
 	if (ut_engine_open(dir, &o, &eng, NULL, &err))
 		return NULL;
-	for (i = 0; i <= mask; i++) {
-		k = random ? (i * 0x9e3779b97f4a7c15ull ^
-			      (i * 0x9e3779b97f4a7c15ull & mask) >> 7) &
-				     mask :
-			     i;
-		if (k >= ROWS)
-			continue;
+	if (layout_init(&gen, layout, ROWS))
+		return NULL;
+	while (!layout_next(&gen, &k)) {
 		row_value(val, sizeof(val), k * 3, 1, 0);
-		if (ut_put(eng, k * 3, val, sizeof(val), &err))
+		if (ut_put(eng, k * 3, val, sizeof(val), &err)) {
+			layout_free(&gen);
 			return NULL;
+		}
 	}
+	layout_free(&gen);
 	/* cold: everything on disk, nothing in the pool */
 	double resident;
 
@@ -114,9 +116,9 @@ static void take_reference(struct ut_engine *eng)
 	n_ref = c.n;
 }
 
-static int policies_agree(const char *name, uint32_t ps, int random)
+static int policies_agree(const char *name, uint32_t ps, enum layout_kind layout)
 {
-	struct ut_engine *eng = open_store(name, ps, random, 2 << 20);
+	struct ut_engine *eng = open_store(name, ps, layout, 2 << 20);
 	struct ut_scan_stats st;
 	struct ut_err err;
 	int ok = 1, ra;
@@ -137,7 +139,7 @@ static int policies_agree(const char *name, uint32_t ps, int random)
  * keys, fewer reads, and more bytes than the pages it kept */
 static int holes_read_through(void)
 {
-	struct ut_engine *eng = open_store("holes", 16384, 1, 4 << 20);
+	struct ut_engine *eng = open_store("holes", 16384, LAYOUT_RANDOM, 4 << 20);
 	struct ut_scan_stats exact, holes, part;
 	struct ut_err err;
 	int ok;
@@ -164,7 +166,7 @@ static int holes_read_through(void)
 /* logical read-ahead: far fewer submits than leaves read */
 static int batched_submits(void)
 {
-	struct ut_engine *eng = open_store("submits", 16384, 1, 4 << 20);
+	struct ut_engine *eng = open_store("submits", 16384, LAYOUT_RANDOM, 4 << 20);
 	struct ut_scan_stats none, logical;
 	struct ut_err err;
 	int ok;
@@ -205,7 +207,7 @@ static ssize_t eio_reads(enum ut_op op, int fd, size_t len, off_t off)
 
 static int eio_mid_batch(void)
 {
-	struct ut_engine *eng = open_store("eio", 16384, 1, 4 << 20);
+	struct ut_engine *eng = open_store("eio", 16384, LAYOUT_RANDOM, 4 << 20);
 	struct ut_scan_opts so = { .readahead = UT_RA_LOGICAL,
 				   .batch = 32,
 				   .merge_pages = 4 };
@@ -243,7 +245,7 @@ static int eio_mid_batch(void)
  * a scan reads a tree 4x larger than the pool. */
 static int hot_set_survives(void)
 {
-	struct ut_engine *eng = open_store("hot", 4096, 1, 1 << 20);
+	struct ut_engine *eng = open_store("hot", 4096, LAYOUT_RANDOM, 1 << 20);
 	struct ut_scan_opts so = { .readahead = UT_RA_LOGICAL };
 	struct ut_scan_stats st;
 	struct ut_engine_stats s0, s1;
@@ -251,7 +253,7 @@ static int hot_set_survives(void)
 	unsigned char val[200];
 	uint32_t len;
 	struct ut_err err;
-	uint64_t k;
+	uint64_t k = 0;
 	int round, ok;
 
 	if (!eng)
@@ -276,15 +278,19 @@ static int hot_set_survives(void)
 int main(void)
 {
 	test_scratch_dir("scan");
-	ktap_plan(8);
-	ktap_ok(policies_agree("frag16", 16384, 1),
+	ktap_plan(10);
+	ktap_ok(policies_agree("frag16", 16384, LAYOUT_RANDOM),
 		"fragmented tree, 16 KiB pages: none, linear, logical return the reference keys");
-	ktap_ok(policies_agree("seq16", 16384, 0),
+	ktap_ok(policies_agree("seq16", 16384, LAYOUT_SEQUENTIAL),
 		"sequential tree, 16 KiB pages: all policies agree");
-	ktap_ok(policies_agree("frag4", 4096, 1),
+	ktap_ok(policies_agree("frag4", 4096, LAYOUT_RANDOM),
 		"fragmented tree, 4 KiB pages: all policies agree");
-	ktap_ok(policies_agree("seq4", 4096, 0),
+	ktap_ok(policies_agree("seq4", 4096, LAYOUT_SEQUENTIAL),
 		"sequential tree, 4 KiB pages: all policies agree");
+	ktap_ok(policies_agree("split16", 16384, LAYOUT_SPLIT),
+		"split tree (load --layout split), 16 KiB pages: all policies agree");
+	ktap_ok(policies_agree("split4", 4096, LAYOUT_SPLIT),
+		"split tree, 4 KiB pages: all policies agree");
 	ktap_ok(batched_submits(),
 		"logical read-ahead reads many pages per io_uring_submit");
 	ktap_ok(holes_read_through(),

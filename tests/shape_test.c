@@ -3,15 +3,16 @@
  * shape_test.c - a tree's fragmentation (ut_leaf_steps_of and
  * ut_engine_tree_shape, what bench scan prints): exact on hand-built leaf
  * lists (one leaf, all sequential,
- * jumps forward and back, an empty tree), and on real trees a sequential
- * load is nearly unfragmented and a random one mostly jumps, every leaf
- * counted once.
+ * jumps forward and back, an empty tree), and on trees of load's layouts:
+ * sequential nearly unfragmented, random mostly jumps, split (key order,
+ * then appends to random users) in between.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <untorn/engine.h>
 #include <untorn/store.h>
 #include "tree/shape.h"
+#include "layout.h"
 #include "ktap.h"
 #include "testlib.h"
 
@@ -44,56 +45,57 @@ static int hand_built(void)
 	       shape_is(back, 3, 2, 2, 2);
 }
 
-/* a store of ROWS rows loaded in key order or at random; its shape */
-static int loaded_shape(const char *name, int random, struct ut_tree_shape *s)
+/* a store of ROWS rows loaded in one of load's layouts; its shape */
+static int loaded_shape(const char *name, enum layout_kind layout,
+			struct ut_tree_shape *s)
 {
 	struct ut_init_opts io = { .page_size = 4096, .guard = UT_GUARD_DOUBLEWRITE };
 	char dir[300];
 	struct ut_engine_opts o;
 	struct ut_engine *eng;
 	struct ut_err err = { "" };
+	struct layout_gen gen;
 	unsigned char val[100];
-	uint64_t i, k, mask = 32767;
+	uint64_t k = 0;
 	int ret = -1;
 
 	snprintf(dir, sizeof(dir), "%s/%s", test_scratch, name);
-	if (ut_store_init(dir, &io, &err))
+	if (ut_store_init(dir, &io, &err) || layout_init(&gen, layout, ROWS))
 		return -1;
 	ut_engine_opts_default(&o);
 	o.commit = UT_COMMIT_LAZY;
 	if (ut_engine_open(dir, &o, &eng, NULL, &err))
-		return -1;
+		goto out_free;
 	memset(val, 0x61, sizeof(val));
-	for (i = 0; i <= mask; i++) {
-		k = random ? (i * 0x9e3779b97f4a7c15ull ^
-			      (i * 0x9e3779b97f4a7c15ull & mask) >> 7) &
-				     mask :
-			     i;
-		if (k < ROWS && ut_put(eng, k, val, sizeof(val), &err))
+	while (!layout_next(&gen, &k))
+		if (ut_put(eng, k, val, sizeof(val), &err))
 			goto out_close;
-	}
 	ret = ut_engine_tree_shape(eng, s);
 out_close:
 	ut_engine_close(eng, &err);
+out_free:
+	layout_free(&gen);
 	return ret;
 }
 
 int main(void)
 {
-	struct ut_tree_shape seq, rnd;
-	int ok_seq, ok_rnd;
+	struct ut_tree_shape seq, rnd, spl;
+	int ok_seq, ok_rnd, ok_spl;
 
 	test_scratch_dir("shape");
-	ktap_plan(3);
+	ktap_plan(4);
 	ktap_ok(hand_built(),
 		"hand-built leaf lists: steps, jumps and their distances exact");
-	ok_seq = !loaded_shape("seq", 0, &seq);
-	ok_rnd = !loaded_shape("rnd", 1, &rnd);
-	if (ok_seq && ok_rnd)
-		ktap_diag("sequential: %llu leaves, %.3f fragmented; random: %llu leaves, %.3f fragmented, mean jump %.1f pages",
+	ok_seq = !loaded_shape("seq", LAYOUT_SEQUENTIAL, &seq);
+	ok_rnd = !loaded_shape("rnd", LAYOUT_RANDOM, &rnd);
+	ok_spl = !loaded_shape("spl", LAYOUT_SPLIT, &spl);
+	if (ok_seq && ok_rnd && ok_spl)
+		ktap_diag("sequential: %llu leaves, %.3f fragmented; random: %llu leaves, %.3f, mean jump %.1f pages; split: %llu leaves, %.3f, mean jump %.1f pages",
 			  (unsigned long long)seq.leaves, seq.fragmentation,
 			  (unsigned long long)rnd.leaves, rnd.fragmentation,
-			  rnd.mean_jump_pages);
+			  rnd.mean_jump_pages, (unsigned long long)spl.leaves,
+			  spl.fragmentation, spl.mean_jump_pages);
 	/* 20 000 rows of 100 bytes in 4 KiB pages: 500 to 1 000 leaves */
 	ktap_ok(ok_seq && seq.leaves >= 500 && seq.leaves <= 1000 &&
 			seq.fragmentation < 0.05,
@@ -101,5 +103,8 @@ int main(void)
 	ktap_ok(ok_rnd && rnd.leaves >= 500 && rnd.leaves <= 1000 &&
 			rnd.fragmentation > 0.5 && rnd.mean_jump_pages > 10,
 		"a random load: most steps jump, far");
+	ktap_ok(ok_spl && spl.leaves >= 500 && spl.leaves <= 1000 &&
+			spl.fragmentation > 0.2 && spl.fragmentation < rnd.fragmentation,
+		"a split load (key order, then appends to random users): fragmented, less than random");
 	return ktap_finish();
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * cmd_load.c - `untorn load DIR --rows N`: insert rows 0..N-1 in random
- * or sequential key order (random order fragments the tree on disk).
+ * cmd_load.c - `untorn load DIR --rows N`: insert N rows in one of the
+ * layouts of layout.h (sequential, random, split), which decide how
+ * fragmented the tree is on disk.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,16 +13,24 @@
 #include <untorn/latch.h>
 #include <untorn/parse.h>
 #include "cli.h"
+#include "layout.h"
 #include "progress.h"
 #include "rowgen.h"
 
 static const char load_help[] =
-	"usage: untorn load DIR --rows N [--order random|sequential] [--value-size B]\n"
+	"usage: untorn load DIR --rows N [--layout sequential|random|split] [--value-size B]\n"
 	"                   [--start K] [--commit sync|lazy] [--pool SIZE] [--wait S]\n"
 	"\n"
-	"Inserts keys K..K+N-1 (default K=0) with self-checking values of B bytes\n"
-	"(default 100, from 24 up to 1/8 of a page's record area).  --order random\n"
-	"(default) splits leaves all over the file: key order != file order.\n"
+	"Inserts N rows with self-checking values of B bytes (default 100, from 24\n"
+	"up to 1/8 of a page's record area).  The layout decides the tree's shape\n"
+	"on disk (bench scan prints its fragmentation): sequential inserts keys\n"
+	"K..K+N-1 (default K=0) in order, leaves following each other in the file;\n"
+	"random (default) the same keys in a random order, leaves all over the\n"
+	"file; split is Facebook's (user, object) table, keys K + (user << 32 |\n"
+	"object): half the rows in key order (each of N/1024 users' first objects),\n"
+	"then objects appended to users chosen at random, splitting leaves whose\n"
+	"new halves go to the end of the file.  --order random|sequential is the\n"
+	"old name of --layout.\n"
 	"--commit lazy (default) flushes the log every 100 ms; the store is\n"
 	"checkpointed when load ends.  On a terminal, stderr shows the rows\n"
 	"loaded, the rate and the time left, once a second.\n"
@@ -29,7 +38,7 @@ static const char load_help[] =
 
 struct load_opts {
 	uint64_t rows, start, value_size;
-	int sequential;
+	enum layout_kind layout;
 	struct ut_engine_opts eo;
 };
 
@@ -38,6 +47,7 @@ static int load_parse(int argc, char **argv, struct load_opts *lo)
 	static const struct option opts[] = {
 		{ "rows", required_argument, NULL, 'n' },
 		{ "order", required_argument, NULL, 'o' },
+		{ "layout", required_argument, NULL, 'l' },
 		{ "value-size", required_argument, NULL, 'v' },
 		{ "start", required_argument, NULL, 's' },
 		{ "commit", required_argument, NULL, 'c' },
@@ -50,6 +60,7 @@ static int load_parse(int argc, char **argv, struct load_opts *lo)
 
 	memset(lo, 0, sizeof(*lo));
 	lo->value_size = 100;
+	lo->layout = LAYOUT_RANDOM;
 	ut_engine_opts_default(&lo->eo);
 	lo->eo.commit = UT_COMMIT_LAZY;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -64,7 +75,14 @@ static int load_parse(int argc, char **argv, struct load_opts *lo)
 			if (strcmp(optarg, "random") && strcmp(optarg, "sequential"))
 				return cli_usage_fail("load", "--order is random or sequential, not '%s'",
 						      optarg);
-			lo->sequential = !strcmp(optarg, "sequential");
+			lo->layout = !strcmp(optarg, "sequential") ?
+					     LAYOUT_SEQUENTIAL :
+					     LAYOUT_RANDOM;
+			break;
+		case 'l':
+			if (layout_parse(optarg, &lo->layout))
+				return cli_usage_fail("load", "--layout is sequential, random or split, not '%s'",
+						      optarg);
 			break;
 		case 'v':
 			if (cli_parse_num("load", "--value-size", optarg,
@@ -106,15 +124,6 @@ static int load_parse(int argc, char **argv, struct load_opts *lo)
 	return 0;
 }
 
-/* Keys in random order without an N-sized array: an odd multiplier is a
- * bijection modulo a power of two; skip values >= rows. */
-static uint64_t permute(uint64_t i, uint64_t mask)
-{
-	return ((i * 0x9e3779b97f4a7c15ull) ^
-		((i * 0x9e3779b97f4a7c15ull & mask) >> 7)) &
-	       mask;
-}
-
 int cmd_load(int argc, char **argv)
 {
 	struct load_opts lo;
@@ -122,33 +131,34 @@ int cmd_load(int argc, char **argv)
 	struct ut_engine *eng;
 	struct ut_err err = { "" };
 	struct cli_progress prog;
+	struct layout_gen gen;
 	unsigned char *val;
-	uint64_t i, done = 0, key, mask = 1, t0;
+	uint64_t done = 0, key = 0, t0;
 	double secs;
 	int ret;
 
 	ret = load_parse(argc, argv, &lo);
 	if (ret)
 		return ret == 1 ? EXIT_OK : EXIT_ERROR; /* 1: --help */
-	while (mask < lo.rows)
-		mask <<= 1;
-	mask -= 1;
-	if (cli_engine_open(argv[optind], &lo.eo, &eng))
+	if (layout_init(&gen, lo.layout, lo.rows))
+		return cli_fail("out of memory for %llu rows' layout",
+				(unsigned long long)lo.rows);
+	if (cli_engine_open(argv[optind], &lo.eo, &eng)) {
+		layout_free(&gen);
 		return EXIT_ERROR;
+	}
 	if (lo.value_size > ut_engine_value_max(eng)) {
 		uint32_t max = ut_engine_value_max(eng);
 
 		cli_engine_close(eng);
+		layout_free(&gen);
 		return cli_usage_fail("load", "--value-size %llu exceeds %u, 1/8 of this store's page",
 				      (unsigned long long)lo.value_size, max);
 	}
 	val = malloc(lo.value_size);
 	t0 = ut_now_ns();
 	cli_progress_start(&prog, "rows", lo.rows);
-	for (i = 0; i <= mask && done < lo.rows && val; i++) {
-		key = lo.sequential ? i : permute(i, mask);
-		if (key >= lo.rows)
-			continue;
+	while (val && !layout_next(&gen, &key)) {
 		row_value(val, lo.value_size, lo.start + key, 1, 0);
 		ret = ut_put(eng, lo.start + key, val, lo.value_size, &err);
 		if (ret)
@@ -158,6 +168,7 @@ int cmd_load(int argc, char **argv)
 	}
 	cli_progress_end(&prog);
 	free(val);
+	layout_free(&gen);
 	secs = (ut_now_ns() - t0) / 1e9;
 	ut_engine_stats(eng, &s);
 	if (ret) {
@@ -169,8 +180,8 @@ int cmd_load(int argc, char **argv)
 	}
 	if (cli_engine_close(eng))
 		return EXIT_ERROR;
-	printf("loaded %llu rows (%s order, %llu-byte values) in %.2f s: %.0f rows/s, %llu pages written\n",
-	       (unsigned long long)done, lo.sequential ? "sequential" : "random",
+	printf("loaded %llu rows (%s layout, %llu-byte values) in %.2f s: %.0f rows/s, %llu pages written\n",
+	       (unsigned long long)done, layout_name(lo.layout),
 	       (unsigned long long)lo.value_size, secs,
 	       done / (secs > 0 ? secs : 1), (unsigned long long)s.pages_written);
 	return EXIT_OK;
