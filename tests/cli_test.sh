@@ -116,7 +116,7 @@ one_line() {	# WHAT EXPECTED CMD...: exit 2 and exactly one stderr line with EXP
 	[ $rc -eq 2 ] && [ "$(wc -l <"$scratch/opt.err")" -eq 1 ] && grep -qF -- "$want" "$scratch/opt.err" ||
 		{ bad="$bad [$what: exit $rc: $(tr '\n' '|' <"$scratch/opt.err")]"; }
 }
-for cmd in init info check put get delete load "bench write" "bench scan" recover verify; do
+for cmd in init info check put get delete load dump "bench write" "bench scan" recover verify; do
 	# shellcheck disable=SC2086
 	one_line "$cmd --no-such" "unknown option '--no-such'" "$UNTORN" $cmd "$S" --no-such
 done

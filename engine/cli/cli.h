@@ -20,6 +20,7 @@ int cmd_put(int argc, char **argv);
 int cmd_get(int argc, char **argv);
 int cmd_delete(int argc, char **argv);
 int cmd_load(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_bench_scan(int argc, char **argv);
 int cmd_recover(int argc, char **argv);

@@ -14,12 +14,14 @@
 #include <untorn/parse.h>
 #include "cli.h"
 #include "layout.h"
+#include "load_from.h"
 #include "progress.h"
 #include "rowgen.h"
 
 static const char load_help[] =
 	"usage: untorn load DIR --rows N [--layout sequential|random|split] [--value-size B]\n"
 	"                   [--start K] [--commit sync|lazy] [--pool SIZE] [--wait S]\n"
+	"       untorn load DIR --from FILE [--commit sync|lazy] [--pool SIZE] [--wait S]\n"
 	"\n"
 	"Inserts N rows with self-checking values of B bytes (default 100, from 24\n"
 	"up to 1/8 of a page's record area).  The layout decides the tree's shape\n"
@@ -30,7 +32,9 @@ static const char load_help[] =
 	"object): half the rows in key order (each of N/1024 users' first objects),\n"
 	"then objects appended to users chosen at random, splitting leaves whose\n"
 	"new halves go to the end of the file.  --order random|sequential is the\n"
-	"old name of --layout.\n"
+	"old name of --layout.  --from FILE restores the rows of `untorn dump`\n"
+	"(tsv or jsonl, - for stdin): every line is checked, and the keys for\n"
+	"being in order, before the first row goes in.\n"
 	"--commit lazy (default) flushes the log every 100 ms; the store is\n"
 	"checkpointed when load ends.  On a terminal, stderr shows the rows\n"
 	"loaded, the rate and the time left, once a second.\n"
@@ -39,6 +43,8 @@ static const char load_help[] =
 struct load_opts {
 	uint64_t rows, start, value_size;
 	enum layout_kind layout;
+	const char *from; /* --from FILE: a dump's rows */
+	int shaped; /* --layout, --order, --start or --value-size given */
 	struct ut_engine_opts eo;
 };
 
@@ -48,6 +54,7 @@ static int load_parse(int argc, char **argv, struct load_opts *lo)
 		{ "rows", required_argument, NULL, 'n' },
 		{ "order", required_argument, NULL, 'o' },
 		{ "layout", required_argument, NULL, 'l' },
+		{ "from", required_argument, NULL, 'F' },
 		{ "value-size", required_argument, NULL, 'v' },
 		{ "start", required_argument, NULL, 's' },
 		{ "commit", required_argument, NULL, 'c' },
@@ -72,6 +79,7 @@ static int load_parse(int argc, char **argv, struct load_opts *lo)
 			have_rows = 1;
 			break;
 		case 'o':
+			lo->shaped = 1;
 			if (strcmp(optarg, "random") && strcmp(optarg, "sequential"))
 				return cli_usage_fail("load", "--order is random or sequential, not '%s'",
 						      optarg);
@@ -79,17 +87,23 @@ static int load_parse(int argc, char **argv, struct load_opts *lo)
 					     LAYOUT_SEQUENTIAL :
 					     LAYOUT_RANDOM;
 			break;
+		case 'F':
+			lo->from = optarg;
+			break;
 		case 'l':
+			lo->shaped = 1;
 			if (layout_parse(optarg, &lo->layout))
 				return cli_usage_fail("load", "--layout is sequential, random or split, not '%s'",
 						      optarg);
 			break;
 		case 'v':
+			lo->shaped = 1;
 			if (cli_parse_num("load", "--value-size", optarg,
 					  ROW_VALUE_MIN, 65536, &lo->value_size))
 				return -1;
 			break;
 		case 's':
+			lo->shaped = 1;
 			if (cli_parse_num("load", "--start", optarg, 0,
 					  1ull << 62, &lo->start))
 				return -1;
@@ -119,8 +133,10 @@ static int load_parse(int argc, char **argv, struct load_opts *lo)
 	}
 	if (optind != argc - 1)
 		return cli_usage_fail("load", "give exactly one DIR");
-	if (!have_rows)
-		return cli_usage_fail("load", "--rows N is required");
+	if (lo->from && (have_rows || lo->shaped))
+		return cli_usage_fail("load", "--from takes its rows from the dump; drop --rows, --layout, --start and --value-size");
+	if (!have_rows && !lo->from)
+		return cli_usage_fail("load", "--rows N (or --from FILE) is required");
 	return 0;
 }
 
@@ -140,6 +156,8 @@ int cmd_load(int argc, char **argv)
 	ret = load_parse(argc, argv, &lo);
 	if (ret)
 		return ret == 1 ? EXIT_OK : EXIT_ERROR; /* 1: --help */
+	if (lo.from)
+		return load_from(argv[optind], lo.from, &lo.eo);
 	if (layout_init(&gen, lo.layout, lo.rows))
 		return cli_fail("out of memory for %llu rows' layout",
 				(unsigned long long)lo.rows);

@@ -62,6 +62,29 @@ void cli_progress_update(struct cli_progress *p, uint64_t done)
 	progress_draw(p, done, now);
 }
 
+void cli_progress_update_share(struct cli_progress *p, uint64_t done,
+			       double share, uint64_t bytes)
+{
+	double secs;
+	char left[32] = "?";
+	uint64_t now;
+
+	if (!p->on || (done & 1023))
+		return;
+	now = ut_now_ns();
+	if (now < p->next_ns)
+		return;
+	p->next_ns = now + PROGRESS_EVERY_NS;
+	secs = (now - p->t0_ns) / 1e9;
+	if (share > 0 && share < 1)
+		cli_progress_format_secs(left, sizeof(left),
+					 (uint64_t)(secs * (1 - share) / share + 0.5));
+	fprintf(stderr, "\r\033[K%llu %s, %.1f MB/s, %.0f%% of the way, %s left",
+		(unsigned long long)done, p->what,
+		secs > 0 ? bytes / secs / 1e6 : 0.0, 100.0 * share, left);
+	p->drawn = 1;
+}
+
 void cli_progress_end(struct cli_progress *p)
 {
 	if (p->drawn)

@@ -21,6 +21,10 @@ struct cli_progress {
 void cli_progress_start(struct cli_progress *p, const char *what, uint64_t total);
 /* Cheap between redraws: one clock read every 1024 calls. */
 void cli_progress_update(struct cli_progress *p, uint64_t done);
+/* Where the total is not known but the share done is (a scan's place in
+ * the key range): "N rows, X MB/s, P% of the way, T left". */
+void cli_progress_update_share(struct cli_progress *p, uint64_t done,
+			       double share, uint64_t bytes);
 void cli_progress_end(struct cli_progress *p);
 /* "1:02:03", "4:05" or "6 s": the estimate's format, for the tests. */
 void cli_progress_format_secs(char *buf, unsigned len, uint64_t secs);

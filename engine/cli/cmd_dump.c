@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_dump.c - `untorn dump DIR`: every row in key order on stdout, read
+ * through logical read-ahead (mysqldump's job, where Facebook measured
+ * read-ahead), as TSV ("KEY<tab>VALUE-IN-HEX") or JSON lines; `untorn
+ * load --from FILE` reads either back (dump_file.c).  On a terminal,
+ * stderr shows the rows, MB/s and the time left, estimated from how far
+ * through the key range the scan is.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <untorn/engine.h>
+#include "cli.h"
+#include "progress.h"
+
+static const char dump_help[] =
+	"usage: untorn dump DIR [--format tsv|jsonl] [--pool SIZE] [--wait S]\n"
+	"\n"
+	"Writes every row in key order to stdout, read through logical\n"
+	"read-ahead: tsv (default) is KEY, a tab and the value in hex, a row a\n"
+	"line; jsonl is {\"key\": KEY, \"value\": \"HEX\"} a line.  `untorn load\n"
+	"DIR2 --from FILE` restores either into a store.  On a terminal, stderr\n"
+	"shows the rows, MB/s and the time left (from how far through the key\n"
+	"range the scan is).  exit status: 0, or 2 on an error (a damaged tree,\n"
+	"a full disk).\n"
+	"\n" CLI_WAIT_HELP;
+
+struct dump_state {
+	FILE *out;
+	int jsonl;
+	uint64_t rows, bytes, first, last;
+	struct cli_progress prog;
+	int err; /* errno of a failed write */
+};
+
+static const char hexdig[] = "0123456789abcdef";
+
+static int dump_row(uint64_t key, const void *val, uint32_t len, void *user)
+{
+	struct dump_state *d = user;
+	const unsigned char *v = val;
+	uint32_t i;
+	double span;
+
+	if (d->jsonl)
+		fprintf(d->out, "{\"key\": %llu, \"value\": \"",
+			(unsigned long long)key);
+	else
+		fprintf(d->out, "%llu\t", (unsigned long long)key);
+	for (i = 0; i < len; i++) {
+		putc(hexdig[v[i] >> 4], d->out);
+		putc(hexdig[v[i] & 15], d->out);
+	}
+	fputs(d->jsonl ? "\"}\n" : "\n", d->out);
+	if (ferror(d->out)) {
+		d->err = errno ? errno : EIO;
+		return 1;
+	}
+	d->rows++;
+	d->bytes += len;
+	/* the share of the key range passed */
+	span = d->last > d->first ? (double)(d->last - d->first) : 1;
+	cli_progress_update_share(&d->prog, d->rows, (key - d->first) / span, d->bytes);
+	return 0;
+}
+
+/* the first key at or after from; 0 when there is none */
+static int first_from(uint64_t key, const void *val, uint32_t len, void *user)
+{
+	(void)val;
+	(void)len;
+	*(uint64_t *)user = key;
+	return 1;
+}
+
+static int has_key_from(struct ut_engine *eng, uint64_t from, uint64_t *key)
+{
+	*key = UINT64_MAX;
+	ut_scan(eng, from, first_from, key);
+	return *key != UINT64_MAX || (from == UINT64_MAX);
+}
+
+/* the smallest and largest key, for the estimate: a binary search of
+ * short scans */
+static void key_range(struct ut_engine *eng, uint64_t *first, uint64_t *last)
+{
+	uint64_t lo = 0, hi = UINT64_MAX, mid, k;
+
+	*first = *last = 0;
+	if (!has_key_from(eng, 0, first))
+		return;
+	lo = *first;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2 + 1;
+		if (has_key_from(eng, mid, &k))
+			lo = k;
+		else
+			hi = mid - 1;
+	}
+	*last = lo;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	static const struct option opts[] = { { "format", required_argument, NULL, 'f' },
+					      { "pool", required_argument, NULL, 'p' },
+					      CLI_OPT_WAIT,
+					      { "help", no_argument, NULL, 'h' },
+					      { 0 } };
+	struct ut_scan_opts so = { .readahead = UT_RA_LOGICAL,
+				   .batch = 64,
+				   .merge_pages = 16 };
+	struct dump_state d = { .out = stdout };
+	struct ut_engine_opts eo;
+	struct ut_scan_stats st;
+	struct ut_engine *eng;
+	int c, ret;
+
+	ut_engine_opts_default(&eo);
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "tsv") && strcmp(optarg, "jsonl"))
+				return cli_usage_fail("dump", "--format is tsv or jsonl, not '%s'",
+						      optarg);
+			d.jsonl = !strcmp(optarg, "jsonl");
+			break;
+		case 'p':
+			if (cli_parse_num("dump", "--pool", optarg, 1 << 20,
+					  1ull << 40, &eo.pool_bytes))
+				return EXIT_ERROR;
+			break;
+		case 'W':
+			if (cli_parse_wait("dump", optarg))
+				return EXIT_ERROR;
+			break;
+		case 'h':
+			fputs(dump_help, stdout);
+			return EXIT_OK;
+		default:
+			return cli_bad_option("dump", argv);
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_fail("dump", "give exactly one DIR");
+	if (cli_engine_open(argv[optind], &eo, &eng))
+		return EXIT_ERROR;
+	cli_progress_start(&d.prog, "rows", 0);
+	if (d.prog.on) /* the estimate's probes cost a few reads: only for it */
+		key_range(eng, &d.first, &d.last);
+	ret = ut_scan_readahead(eng, 0, dump_row, &d, &so, &st);
+	cli_progress_end(&d.prog);
+	if (!ret && fflush(d.out))
+		d.err = errno ? errno : EIO;
+	if (d.err) {
+		cli_engine_close(eng);
+		return cli_fail("dump %s: writing stdout failed after %llu rows: %s; check the disk the output goes to",
+				argv[optind], (unsigned long long)d.rows,
+				strerror(d.err));
+	}
+	if (ret) {
+		cli_engine_close(eng);
+		return cli_fail("dump %s: the scan failed after %llu rows: %s; run untorn check",
+				argv[optind], (unsigned long long)d.rows,
+				strerror(-ret));
+	}
+	fprintf(stderr, "untorn: dumped %llu rows (%.1f MB of values) in %.2f s\n",
+		(unsigned long long)d.rows, d.bytes / 1e6, st.seconds);
+	return cli_engine_close(eng) ? EXIT_ERROR : EXIT_OK;
+}

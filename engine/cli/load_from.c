@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+/*
+ * load_from.c - `untorn load DIR --from FILE`: the rows of `untorn dump`
+ * put back.  The file is read twice: first every line is checked (its
+ * form, its value's size against the store's largest, keys in strictly
+ * increasing order, as a dump writes them), and only a file that passes
+ * is loaded, so a damaged dump changes nothing.  "-" reads stdin, which
+ * is copied to a temporary file for the second pass.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "dump_file.h"
+#include "load_from.h"
+#include "progress.h"
+
+/* stdin kept for the second pass */
+static FILE *spool_stdin(void)
+{
+	char buf[65536];
+	FILE *tmp = tmpfile();
+	size_t n;
+
+	if (!tmp)
+		return NULL;
+	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
+		if (fwrite(buf, 1, n, tmp) != n) {
+			fclose(tmp);
+			return NULL;
+		}
+	if (ferror(stdin) || fflush(tmp)) {
+		fclose(tmp);
+		return NULL;
+	}
+	rewind(tmp);
+	return tmp;
+}
+
+struct pass {
+	FILE *f;
+	const char *file;
+	unsigned char *val;
+	uint32_t cap;
+	uint64_t lines;
+};
+
+/* pass 1: every line readable, keys in order; the count in p->lines */
+static int check_all(struct pass *p)
+{
+	uint64_t key, prev = 0;
+	const char *why;
+	char *line = NULL;
+	size_t size = 0;
+	ssize_t n;
+	uint32_t len;
+
+	p->lines = 0;
+	while ((n = getline(&line, &size, p->f)) > 0) {
+		p->lines++;
+		if (line[n - 1] == '\n')
+			line[n - 1] = '\0';
+		if (dump_line_parse(line, &key, p->val, p->cap, &len, &why))
+			goto bad;
+		if (p->lines > 1 && key <= prev) {
+			why = "keys out of order (a dump is in key order): a damaged or edited file";
+			goto bad;
+		}
+		prev = key;
+	}
+	free(line);
+	if (ferror(p->f))
+		return cli_fail("load --from %s: %s", p->file, strerror(errno));
+	return 0;
+bad:
+	free(line);
+	return cli_fail("load --from %s:%llu: %s; nothing was loaded", p->file,
+			(unsigned long long)p->lines, why);
+}
+
+/* pass 2: the rows in */
+static int put_all(struct pass *p, struct ut_engine *eng)
+{
+	struct ut_err err = { "" };
+	struct cli_progress prog;
+	uint64_t key, done = 0;
+	const char *why;
+	char *line = NULL;
+	size_t size = 0;
+	ssize_t n;
+	uint32_t len;
+	int ret = 0;
+
+	rewind(p->f);
+	cli_progress_start(&prog, "rows", p->lines);
+	while (!ret && (n = getline(&line, &size, p->f)) > 0) {
+		if (line[n - 1] == '\n')
+			line[n - 1] = '\0';
+		ret = dump_line_parse(line, &key, p->val, p->cap, &len, &why);
+		if (!ret)
+			ret = ut_put(eng, key, p->val, len, &err);
+		if (!ret)
+			cli_progress_update(&prog, ++done);
+	}
+	cli_progress_end(&prog);
+	free(line);
+	if (ret)
+		return cli_fail("load --from %s: stopped after %llu rows (they are committed): %s",
+				p->file, (unsigned long long)done,
+				err.msg[0] ? err.msg : strerror(-ret));
+	return 0;
+}
+
+int load_from(const char *dir, const char *file, const struct ut_engine_opts *eo)
+{
+	struct pass p = { .file = file };
+	struct ut_engine *eng;
+	int ret;
+
+	p.f = strcmp(file, "-") ? fopen(file, "r") : spool_stdin();
+	if (!p.f)
+		return cli_fail("load --from %s: %s; give a file written by untorn dump",
+				file, strerror(errno));
+	if (cli_engine_open(dir, eo, &eng)) {
+		fclose(p.f);
+		return EXIT_ERROR;
+	}
+	p.cap = ut_engine_value_max(eng);
+	p.val = malloc(p.cap);
+	ret = p.val ? check_all(&p) : cli_fail("out of memory");
+	if (ret == EXIT_OK)
+		ret = put_all(&p, eng);
+	free(p.val);
+	fclose(p.f);
+	if (cli_engine_close(eng))
+		return EXIT_ERROR;
+	if (ret == EXIT_OK)
+		printf("loaded %llu rows from %s\n", (unsigned long long)p.lines, file);
+	return ret;
+}
