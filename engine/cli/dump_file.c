@@ -16,11 +16,15 @@ static int hexval(char c)
 	return -1;
 }
 
-/* digits to the first non-digit; NULL on none or overflow */
+/* digits to the first non-digit, as printf writes them (no leading
+ * zeros); NULL on none, a leading zero or overflow */
 static const char *parse_key(const char *p, uint64_t *key)
 {
 	uint64_t v = 0;
 	const char *start = p;
+
+	if (p[0] == '0' && p[1] >= '0' && p[1] <= '9')
+		return NULL;
 
 	while (*p >= '0' && *p <= '9') {
 		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
