@@ -31,10 +31,26 @@ static char dir[300];
 /* the hook: data-file writes wait while held */
 static pthread_mutex_t hook_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t hook_cond = PTHREAD_COND_INITIALIZER;
-static dev_t data_dev;
+static dev_t data_dev; /* the store's data file, under hook_mutex */
 static ino_t data_ino;
 static int hold, held, writers_done;
 
+/*
+ * What the hook does, under hook_mutex: the hook is installed once,
+ * before any engine thread exists, and each test switches its mode (a
+ * table entry written while the log writer reads it would be a race).
+ */
+enum hook_mode { HOOK_PASS, HOOK_HOLD, HOOK_RECORD };
+static enum hook_mode hook_mode;
+
+static void set_hook(enum hook_mode mode)
+{
+	pthread_mutex_lock(&hook_mutex);
+	hook_mode = mode;
+	pthread_mutex_unlock(&hook_mutex);
+}
+
+/* under hook_mutex */
 static int is_data_file(int fd)
 {
 	struct stat st;
@@ -42,16 +58,28 @@ static int is_data_file(int fd)
 	return !fstat(fd, &st) && st.st_dev == data_dev && st.st_ino == data_ino;
 }
 
-static ssize_t hold_data_writes(enum ut_op op, int fd, size_t len, off_t off)
+/* HOOK_HOLD: data-file writes wait while held (hook_mutex held) */
+static void hold_data_write(enum ut_op op)
 {
-	(void)off;
-	if (op != UT_OP_WRITE || !is_data_file(fd))
-		return len;
-	pthread_mutex_lock(&hook_mutex);
+	if (op != UT_OP_WRITE)
+		return;
 	while (hold) {
 		held = 1;
 		pthread_cond_broadcast(&hook_cond);
 		pthread_cond_wait(&hook_cond, &hook_mutex);
+	}
+}
+
+static void record_data_io(enum ut_op op, off_t off);
+
+static ssize_t test_hook(enum ut_op op, int fd, size_t len, off_t off)
+{
+	pthread_mutex_lock(&hook_mutex);
+	if (hook_mode != HOOK_PASS && is_data_file(fd)) {
+		if (hook_mode == HOOK_HOLD)
+			hold_data_write(op);
+		else
+			record_data_io(op, off);
 	}
 	pthread_mutex_unlock(&hook_mutex);
 	return len;
@@ -160,8 +188,10 @@ static struct ut_engine *open_store(enum ut_guard guard, const char *name,
 		ut_engine_close(eng, err);
 		return NULL;
 	}
+	pthread_mutex_lock(&hook_mutex);
 	data_dev = st.st_dev;
 	data_ino = st.st_ino;
+	pthread_mutex_unlock(&hook_mutex);
 	return eng;
 }
 
@@ -186,9 +216,11 @@ static int writable_while_flushed(enum ut_guard guard, const char *name)
 	wj.eng = fj.eng;
 	if (!put_all(fj.eng, 1))
 		goto close_engine;
+	pthread_mutex_lock(&hook_mutex);
 	held = writers_done = 0;
 	hold = 1;
-	ut_sys.io_admit = hold_data_writes;
+	hook_mode = HOOK_HOLD;
+	pthread_mutex_unlock(&hook_mutex);
 	pthread_create(&ft, NULL, flusher_main, &fj);
 	if (!wait_flag(&held, WRITER_LIMIT_S)) {
 		ktap_diag("%s: no data-file write reached the hook", name);
@@ -204,7 +236,7 @@ release:
 	pthread_join(ft, NULL);
 	if (held)
 		pthread_join(wt, NULL);
-	ut_sys_reset();
+	set_hook(HOOK_PASS);
 	if (fj.ret || wj.ret) {
 		ktap_diag("%s: flush %d, writers %d", name, fj.ret, wj.ret);
 		goto close_engine;
@@ -228,18 +260,15 @@ close_engine:
 static char events[EVENTS_MAX]; /* 'W' page, 'S' sync, 'C' checkpoint slot */
 static unsigned n_events;
 
-static ssize_t record_data_io(enum ut_op op, int fd, size_t len, off_t off)
+/* HOOK_RECORD (hook_mutex held) */
+static void record_data_io(enum ut_op op, off_t off)
 {
-	char ev;
-
-	if ((op != UT_OP_WRITE && op != UT_OP_FDATASYNC) || !is_data_file(fd))
-		return len;
-	ev = op == UT_OP_FDATASYNC ? 'S' : off < 4096 ? 'C' : 'W';
-	pthread_mutex_lock(&hook_mutex);
+	if (op != UT_OP_WRITE && op != UT_OP_FDATASYNC)
+		return;
 	if (n_events < EVENTS_MAX)
-		events[n_events++] = ev;
-	pthread_mutex_unlock(&hook_mutex);
-	return len;
+		events[n_events++] = op == UT_OP_FDATASYNC ? 'S' :
+				     off < 4096		   ? 'C' :
+							     'W';
 }
 
 /*
@@ -259,19 +288,21 @@ static int synced_before_checkpoint(enum ut_guard guard, const char *name, int p
 		ktap_diag("%s: %s", name, err.msg);
 		return 0;
 	}
+	pthread_mutex_lock(&hook_mutex);
 	n_events = 0;
-	ut_sys.io_admit = record_data_io;
+	hook_mode = HOOK_RECORD;
+	pthread_mutex_unlock(&hook_mutex);
 	if (!put_all(eng, 1) || !put_all(eng, 2)) {
-		ut_sys_reset();
+		set_hook(HOOK_PASS);
 		ut_engine_close(eng, &err);
 		return 0;
 	}
 	if (ut_engine_close(eng, &err)) {
-		ut_sys_reset();
+		set_hook(HOOK_PASS);
 		ktap_diag("%s: close: %s", name, err.msg);
 		return 0;
 	}
-	ut_sys_reset();
+	set_hook(HOOK_PASS);
 	for (i = 0; i < n_events; i++) {
 		if (events[i] == 'W') {
 			pages++;
@@ -295,6 +326,8 @@ static int synced_before_checkpoint(enum ut_guard guard, const char *name, int p
 int main(void)
 {
 	test_scratch_dir("flush");
+	/* before any engine thread: the one write of the table */
+	ut_sys.io_admit = test_hook;
 	ktap_plan(5);
 	ktap_ok(writable_while_flushed(UT_GUARD_DOUBLEWRITE, "dw"),
 		"doublewrite: writers change pages while their flush is held, and the changes reach the disk");
@@ -306,5 +339,6 @@ int main(void)
 		"none: the data file is synced once, before the checkpoint, not per batch");
 	ktap_ok(synced_before_checkpoint(UT_GUARD_JOURNAL, "journal-sync", 0),
 		"journal: the data file is synced once, before the checkpoint, not per batch");
+	ut_sys_reset();
 	return ktap_finish();
 }
