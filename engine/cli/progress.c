@@ -49,17 +49,25 @@ static void progress_draw(struct cli_progress *p, uint64_t done, uint64_t now)
 	p->drawn = 1;
 }
 
+/* whether a line is due: one clock read every 1024 calls, a line at
+ * most once a second; *now gets the time when it is */
+static int progress_due(struct cli_progress *p, uint64_t done, uint64_t *now)
+{
+	if (!p->on || (done & 1023))
+		return 0;
+	*now = ut_now_ns();
+	if (*now < p->next_ns)
+		return 0;
+	p->next_ns = *now + PROGRESS_EVERY_NS;
+	return 1;
+}
+
 void cli_progress_update(struct cli_progress *p, uint64_t done)
 {
 	uint64_t now;
 
-	if (!p->on || (done & 1023))
-		return;
-	now = ut_now_ns();
-	if (now < p->next_ns)
-		return;
-	p->next_ns = now + PROGRESS_EVERY_NS;
-	progress_draw(p, done, now);
+	if (progress_due(p, done, &now))
+		progress_draw(p, done, now);
 }
 
 void cli_progress_update_share(struct cli_progress *p, uint64_t done,
@@ -69,12 +77,8 @@ void cli_progress_update_share(struct cli_progress *p, uint64_t done,
 	char left[32] = "?";
 	uint64_t now;
 
-	if (!p->on || (done & 1023))
+	if (!progress_due(p, done, &now))
 		return;
-	now = ut_now_ns();
-	if (now < p->next_ns)
-		return;
-	p->next_ns = now + PROGRESS_EVERY_NS;
 	secs = (now - p->t0_ns) / 1e9;
 	if (share > 0 && share < 1)
 		cli_progress_format_secs(left, sizeof(left),
