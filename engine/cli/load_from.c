@@ -46,37 +46,52 @@ struct pass {
 	uint64_t lines;
 };
 
+/*
+ * The next row of the file: 1 and the row in *key, p->val and *len; 0 at
+ * the end; -EINVAL for a line that is not a dump's, why saying so.  Both
+ * passes read the file through this.
+ */
+static int next_row(struct pass *p, char **line, size_t *size, uint64_t *key,
+		    uint32_t *len, const char **why)
+{
+	ssize_t n = getline(line, size, p->f);
+
+	if (n <= 0)
+		return 0;
+	if ((*line)[n - 1] == '\n')
+		(*line)[n - 1] = '\0';
+	return dump_line_parse(*line, key, p->val, p->cap, len, why) ?: 1;
+}
+
 /* pass 1: every line readable, keys in order; the count in p->lines */
 static int check_all(struct pass *p)
 {
 	uint64_t key, prev = 0;
-	const char *why;
+	const char *why = NULL;
 	char *line = NULL;
 	size_t size = 0;
-	ssize_t n;
 	uint32_t len;
+	int ret;
 
 	p->lines = 0;
-	while ((n = getline(&line, &size, p->f)) > 0) {
+	while ((ret = next_row(p, &line, &size, &key, &len, &why)) != 0) {
 		p->lines++;
-		if (line[n - 1] == '\n')
-			line[n - 1] = '\0';
-		if (dump_line_parse(line, &key, p->val, p->cap, &len, &why))
-			goto bad;
+		if (ret < 0)
+			break;
 		if (p->lines > 1 && key <= prev) {
 			why = "keys out of order (a dump is in key order): a damaged or edited file";
-			goto bad;
+			ret = -EINVAL;
+			break;
 		}
 		prev = key;
 	}
 	free(line);
+	if (ret < 0)
+		return cli_fail("load --from %s:%llu: %s; nothing was loaded",
+				p->file, (unsigned long long)p->lines, why);
 	if (ferror(p->f))
 		return cli_fail("load --from %s: %s", p->file, strerror(errno));
 	return 0;
-bad:
-	free(line);
-	return cli_fail("load --from %s:%llu: %s; nothing was loaded", p->file,
-			(unsigned long long)p->lines, why);
 }
 
 /* pass 2: the rows in */
@@ -88,18 +103,13 @@ static int put_all(struct pass *p, struct ut_engine *eng)
 	const char *why;
 	char *line = NULL;
 	size_t size = 0;
-	ssize_t n;
 	uint32_t len;
 	int ret = 0;
 
 	rewind(p->f);
 	cli_progress_start(&prog, "rows", p->lines);
-	while (!ret && (n = getline(&line, &size, p->f)) > 0) {
-		if (line[n - 1] == '\n')
-			line[n - 1] = '\0';
-		ret = dump_line_parse(line, &key, p->val, p->cap, &len, &why);
-		if (!ret)
-			ret = ut_put(eng, key, p->val, len, &err);
+	while (!ret && (ret = next_row(p, &line, &size, &key, &len, &why)) == 1) {
+		ret = ut_put(eng, key, p->val, len, &err);
 		if (!ret)
 			cli_progress_update(&prog, ++done);
 	}
