@@ -66,20 +66,30 @@ static int dump_row(uint64_t key, const void *val, uint32_t len, void *user)
 	return 0;
 }
 
-/* the first key at or after from; 0 when there is none */
+struct first_key {
+	uint64_t key;
+	int found;
+};
+
 static int first_from(uint64_t key, const void *val, uint32_t len, void *user)
 {
+	struct first_key *f = user;
+
 	(void)val;
 	(void)len;
-	*(uint64_t *)user = key;
-	return 1;
+	f->key = key;
+	f->found = 1;
+	return 1; /* the first is all it needs */
 }
 
+/* whether a key at or after from exists; the first such in *key */
 static int has_key_from(struct ut_engine *eng, uint64_t from, uint64_t *key)
 {
-	*key = UINT64_MAX;
-	ut_scan(eng, from, first_from, key);
-	return *key != UINT64_MAX || (from == UINT64_MAX);
+	struct first_key f = { 0 };
+
+	ut_scan(eng, from, first_from, &f);
+	*key = f.key;
+	return f.found;
 }
 
 /* the smallest and largest key, for the estimate: a binary search of
