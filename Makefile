@@ -106,8 +106,9 @@ $(JWWRITE): $(BUILD)/fs-integration/untorn-jw-write.o $(STATIC_LIB)
 # under ThreadSanitizer, the tests where threads share the engine: group
 # commit, page cleaners against writers (and writers changing a page
 # while its flush is under way), doublewrite slots, read-ahead
-# completions, crashes while all of it runs
-TSAN_TESTS := ring_test fault_test engine_test scan_test crash_test flush_test
+# completions, scans while writers split leaves, crashes while all of it
+# runs
+TSAN_TESTS := ring_test fault_test engine_test scan_test scan_writers_test crash_test flush_test
 
 test: all
 	$(MAKE) -C tests run_tests BUILD=$(abspath $(BUILD)) SAN_FLAGS="$(SAN_FLAGS)" \

@@ -5,18 +5,22 @@
  * extent), logical (the next N leaves in key order, from the level-1
  * pages, sorted by page number, merged into reads of up to M pages,
  * submitted together and consumed while the next batch is in flight),
- * the cold start a scan benchmark begins with (ut_engine_drop_caches:
+ * a window of leaves (innodb_lra_size) read as two halves, a pause between
+ * batches (innodb_lra_sleep), the cold start a scan benchmark begins with (ut_engine_drop_caches:
  * every page written, the pool and the page cache emptied), and the
- * tree's shape a scan meets (ut_engine_tree_shape: its fragmentation).
+ * tree's shape a scan meets (ut_engine_tree_shape: its fragmentation)
+ * and the least time a device could read it in (ut_engine_scan_bound).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 #include <untorn/engine.h>
 #include "tree/btree.h"
+#include "tree/scan_bound.h"
 #include "tree/shape.h"
 #include "engine_int.h"
 
@@ -44,16 +48,6 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int in_flight(const struct scan_ra *ra, uint32_t page)
-{
-	unsigned i;
-
-	for (i = 0; ra->pf.active && i < ra->pf.n_frames; i++)
-		if (ra->pf.frames[i]->page_no == page)
-			return 1;
-	return 0;
-}
-
 /* Sorts pages[0..n) and submits them as one merged batch. */
 static int submit_sorted(struct scan_ra *ra, const uint32_t *pages, size_t n)
 {
@@ -63,22 +57,44 @@ static int submit_sorted(struct scan_ra *ra, const uint32_t *pages, size_t n)
 				 ra->o->merge_pages, ra->o->gap_pages, 0);
 }
 
+/* Where leaf page lies in the list, from the scan's position on; the
+ * list was taken before the scan and writers may have split leaves
+ * since: a leaf not in it (a split's new half) leaves the position. */
+static int leaf_index(const struct scan_ra *ra, uint32_t page, size_t *at)
+{
+	size_t i;
+
+	for (i = ra->pos; i < ra->n_leaves; i++)
+		if (ra->leaves[i] == page) {
+			*at = i;
+			return 1;
+		}
+	return 0;
+}
+
+static void pause_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
 /* Logical: the leaves about to be read are ready, and the batch after
  * them is in flight.  A leaf in an in-flight batch is never touched before
- * the batch is finished: its frame is X-latched by this thread. */
+ * the batch is finished: its frame is X-latched by this thread.  Each
+ * page is once in the list, so the leaf's index says whether it is. */
 static int logical_hook(struct scan_ra *ra, uint32_t next)
 {
 	struct ut_bpool *bp = &ra->eng->pool;
 	size_t b = ra->o->batch;
 
-	while (ra->pos < ra->n_leaves && ra->leaves[ra->pos] != next)
-		ra->pos++; /* the tree may have changed: hints only */
-	if (ra->pf.active && (ra->pos >= ra->next_start || in_flight(ra, next))) {
+	if (!leaf_index(ra, next, &ra->pos))
+		return 0;
+	if (ra->pf.active && ra->pos >= ra->next_start) {
 		ut_prefetch_finish(bp, &ra->pf);
 		ra->ready_end = ra->inflight_end;
 	}
-	if (ra->pos >= ra->n_leaves)
-		return 0;
 	if (ra->pos >= ra->ready_end) {
 		/* not read ahead (first batch, or the scan jumped): read the
 		 * batch starting here and wait for it */
@@ -87,6 +103,8 @@ static int logical_hook(struct scan_ra *ra, uint32_t next)
 			ut_prefetch_finish(bp, &ra->pf);
 	}
 	if (!ra->pf.active && ra->ready_end < ra->n_leaves) {
+		if (ra->o->sleep_ms)
+			pause_ms(ra->o->sleep_ms);
 		ra->next_start = ra->ready_end;
 		ra->inflight_end = ra->next_start + b < ra->n_leaves ?
 					   ra->next_start + b :
@@ -120,7 +138,7 @@ static int linear_hook(struct scan_ra *ra, uint32_t next)
 	return 0;
 }
 
-static int ra_hook(uint32_t next, void *user)
+static int ra_next_leaf(uint32_t next, void *user)
 {
 	struct scan_ra *ra = user;
 
@@ -129,11 +147,48 @@ static int ra_hook(uint32_t next, void *user)
 	return linear_hook(ra, next);
 }
 
+/* A split waits for the tree latch, and may wait for a frame this scan
+ * has in flight: finish the batch first. */
+static void ra_before_wait(void *user)
+{
+	struct scan_ra *ra = user;
+
+	if (!ra->pf.active)
+		return;
+	ut_prefetch_finish(&ra->eng->pool, &ra->pf);
+	ra->ready_end = ra->inflight_end;
+}
+
+unsigned ut_scan_window_max(const struct ut_engine *eng)
+{
+	return eng->pool.n_frames / 4 * 3;
+}
+
+/* The batch size opts ask for, within the pool: two batches are pinned
+ * at once at most. */
+static unsigned scan_batch(const struct ut_engine *eng, const struct ut_scan_opts *o)
+{
+	unsigned b = o->window_pages ? o->window_pages / 2 : o->batch;
+	unsigned most = ut_scan_window_max(eng) / 2;
+
+	if (!b)
+		b = 64;
+	if (b > most)
+		b = most;
+	return b ? b : 1;
+}
+
+unsigned ut_scan_window(const struct ut_engine *eng, const struct ut_scan_opts *o)
+{
+	return 2 * scan_batch(eng, o);
+}
+
 int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void *user,
 		      const struct ut_scan_opts *o, struct ut_scan_stats *st)
 {
 	struct ut_scan_opts opts = *o;
 	struct scan_ra ra = { .eng = eng, .o = &opts };
+	struct ut_scan_hooks hooks = { ra_next_leaf, ra_before_wait, &ra };
 	struct ut_ring *ring = ut_ring_thread();
 	const struct ut_ring_stats *rs;
 	struct ut_bpool_stats ps;
@@ -142,12 +197,9 @@ int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void 
 
 	if (!ring)
 		return -ENOMEM;
-	if (!opts.batch)
-		opts.batch = 64;
+	opts.batch = scan_batch(eng, o);
 	if (!opts.merge_pages)
 		opts.merge_pages = 16;
-	if (opts.batch > eng->pool.n_frames / 4)
-		opts.batch = eng->pool.n_frames / 4;
 	memset(st, 0, sizeof(*st));
 	rs = ut_ring_stats(ring);
 	sqes0 = rs->sqes;
@@ -165,13 +217,13 @@ int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void 
 		ret = ut_btree_leaf_list(&eng->tree, &ra.leaves, &ra.n_leaves);
 	if (!ret)
 		ret = ut_btree_scan_hooked(&eng->tree, from, fn, user, UT_GET_SCAN,
-					   opts.readahead == UT_RA_NONE ? NULL : ra_hook,
-					   &ra);
+					   opts.readahead == UT_RA_NONE ? NULL : &hooks);
 	ut_prefetch_finish(&eng->pool, &ra.pf);
 	st->seconds = (ut_now_ns() - t0) / 1e9;
 	ut_bpool_get_stats(&eng->pool, &ps);
 	st->pages_read = ps.reads - reads0;
 	st->page_size = eng->geom.page_size;
+	st->batch = opts.batch;
 	/* what the device read: pages kept, and holes read through */
 	st->bytes_read = (st->pages_read + ra.pf.hole_pages_total) * eng->geom.page_size;
 	st->submits = rs->submits - sub0;
@@ -243,5 +295,34 @@ int ut_engine_tree_shape(struct ut_engine *eng, struct ut_tree_shape *s)
 	s->jumps = ls.jumps;
 	s->fragmentation = ls.steps ? (double)ls.jumps / ls.steps : 0;
 	s->mean_jump_pages = ls.jumps ? (double)ls.jump_pages / ls.jumps : 0;
+	return 0;
+}
+
+int ut_engine_scan_bound(struct ut_engine *eng, unsigned window_pages,
+			 const struct ut_scan_device *d, struct ut_scan_bound *b)
+{
+	struct ut_read_cost cost;
+	struct ut_leaf_bound lb;
+	uint32_t *leaves;
+	size_t n;
+	int ret;
+
+	ret = ut_read_cost_of(d->iops, d->mbps, eng->geom.page_size, &cost);
+	if (ret || !window_pages)
+		return -EINVAL;
+	ret = ut_btree_leaf_list(&eng->tree, &leaves, &n);
+	if (ret)
+		return ret;
+	ret = ut_leaf_bound_of(leaves, n, window_pages, &cost, &lb);
+	free(leaves);
+	if (ret)
+		return ret;
+	b->seconds = lb.seconds;
+	b->windows = lb.windows;
+	b->runs = lb.runs;
+	b->pages = lb.pages;
+	b->hole_pages = lb.hole_pages;
+	b->position_ms = cost.position_s * 1e3;
+	b->page_ms = cost.page_s * 1e3;
 	return 0;
 }

@@ -5,12 +5,17 @@
  * lists (one leaf, all sequential,
  * jumps forward and back, an empty tree), and on trees of load's layouts:
  * sequential nearly unfragmented, random mostly jumps, split (key order,
- * then appends to random users) in between.
+ * then appends to random users) in between; the least time a device
+ * could read the leaves in windows (ut_leaf_bound_of, bench scan's
+ * bound), exact on hand-built lists with a device of known costs.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <untorn/engine.h>
 #include <untorn/store.h>
+#include <math.h>
+#include "tree/scan_bound.h"
 #include "tree/shape.h"
 #include "layout.h"
 #include "ktap.h"
@@ -43,6 +48,51 @@ static int hand_built(void)
 	return shape_is(one, 1, 0, 0, 0) && shape_is(NULL, 0, 0, 0, 0) &&
 	       shape_is(seq, 4, 3, 0, 0) && shape_is(mixed, 5, 4, 2, 16) &&
 	       shape_is(back, 3, 2, 2, 2);
+}
+
+/* a device where a positioning costs 1 ms and a page 0.1 ms: a hole of up
+ * to 9 pages is cheaper to read through than to seek over */
+static const struct ut_read_cost dev_1ms = { 1e-3, 1e-4 };
+
+static int bound_is(const uint32_t *leaves, size_t n, size_t window,
+		    uint64_t runs, uint64_t holes, double ms)
+{
+	struct ut_leaf_bound b;
+
+	if (ut_leaf_bound_of(leaves, n, window, &dev_1ms, &b))
+		return 0;
+	if (b.runs == runs && b.hole_pages == holes && b.pages == n &&
+	    fabs(b.seconds * 1e3 - ms) < 1e-9)
+		return 1;
+	ktap_diag("window %zu: got %llu runs, %llu hole pages, %.6f ms; wanted %llu, %llu, %.6f",
+		  window, (unsigned long long)b.runs,
+		  (unsigned long long)b.hole_pages, b.seconds * 1e3,
+		  (unsigned long long)runs, (unsigned long long)holes, ms);
+	return 0;
+}
+
+static int bound_hand_built(void)
+{
+	static const uint32_t seq[] = { 0, 1, 2, 3 };
+	static const uint32_t far[] = { 0, 100, 1, 101 }; /* two interleaved runs */
+	static const uint32_t near[] = { 0, 5, 10 }; /* holes of 4: read through */
+	static const uint32_t nine[] = { 10, 20 }; /* 0.9 ms < 1 ms: through */
+	static const uint32_t ten[] = { 10, 21 }; /* 1.0 ms: not cheaper, a seek */
+	struct ut_read_cost c;
+	struct ut_leaf_bound b;
+
+	return bound_is(seq, 4, 4, 1, 0, 1.4) && bound_is(seq, 4, 2, 2, 0, 2.4) &&
+	       bound_is(far, 4, 4, 2, 0, 2.4) && bound_is(far, 4, 2, 4, 0, 4.4) &&
+	       bound_is(far, 4, 1000, 2, 0, 2.4) &&
+	       bound_is(near, 3, 3, 1, 8, 2.1) && bound_is(nine, 2, 8, 1, 9, 2.1) &&
+	       bound_is(ten, 2, 8, 2, 0, 2.2) && bound_is(NULL, 0, 8, 0, 0, 0) &&
+	       ut_leaf_bound_of(seq, 4, 0, &dev_1ms, &b) == -EINVAL &&
+	       /* 1000 random 4 KiB reads a second at 40.96 MB/s: 0.1 ms a
+		* page, the rest of each read's millisecond a positioning */
+	       !ut_read_cost_of(1000, 40.96, 4096, &c) &&
+	       fabs(c.page_s - 1e-4) < 1e-12 && fabs(c.position_s - 9e-4) < 1e-12 &&
+	       ut_read_cost_of(0, 40.96, 4096, &c) == -EINVAL &&
+	       ut_read_cost_of(1000, -1, 4096, &c) == -EINVAL;
 }
 
 /* a store of ROWS rows loaded in one of load's layouts; its shape */
@@ -84,9 +134,11 @@ int main(void)
 	int ok_seq, ok_rnd, ok_spl;
 
 	test_scratch_dir("shape");
-	ktap_plan(4);
+	ktap_plan(5);
 	ktap_ok(hand_built(),
 		"hand-built leaf lists: steps, jumps and their distances exact");
+	ktap_ok(bound_hand_built(),
+		"the scan bound on hand-built leaf lists: runs, holes read through and time exact");
 	ok_seq = !loaded_shape("seq", LAYOUT_SEQUENTIAL, &seq);
 	ok_rnd = !loaded_shape("rnd", LAYOUT_RANDOM, &rnd);
 	ok_spl = !loaded_shape("spl", LAYOUT_SPLIT, &spl);

@@ -467,6 +467,7 @@ void ut_tree_init(struct ut_tree *t, struct ut_bpool *pool, struct ut_redo *log,
 	t->ctx.log = log;
 	t->ctx.space = space;
 	t->root = root;
+	t->smo_seq = 0;
 	ut_rwlock_init(&t->latch, UT_LATCH_TREE);
 }
 
@@ -492,6 +493,7 @@ int ut_btree_put(struct ut_tree *t, uint64_t key, const void *val, uint32_t len,
 		ut_mtr_abort(&m);
 		ut_rwlock_unlock(&t->latch);
 		ut_rwlock_wrlock(&t->latch);
+		t->smo_seq++;
 		ut_mtr_start(&m, &t->ctx);
 		ret = put_pessimistic(&m, key, &rec, len);
 	}
@@ -566,13 +568,24 @@ int ut_btree_get(struct ut_tree *t, uint64_t key, void *buf, uint32_t cap, uint3
 	return ret;
 }
 
-int ut_btree_scan_hooked(struct ut_tree *t, uint64_t from, ut_row_fn fn,
-			 void *user, unsigned get_flags,
-			 int (*hook)(uint32_t next, void *hook_user), void *hook_user)
+/* Takes the tree latch back between two leaves; a split under way or
+ * waiting makes it wait, so the hooks first finish what they hold. */
+static void scan_relock(struct ut_tree *t, const struct ut_scan_hooks *h)
 {
-	struct ut_frame *path[MAX_HEIGHT + 1], *leaf, *next;
+	if (!ut_rwlock_tryrdlock(&t->latch))
+		return;
+	if (h && h->before_wait)
+		h->before_wait(h->user);
+	ut_rwlock_rdlock(&t->latch);
+}
+
+int ut_btree_scan_hooked(struct ut_tree *t, uint64_t from, ut_row_fn fn, void *user,
+			 unsigned get_flags, const struct ut_scan_hooks *h)
+{
+	struct ut_frame *path[MAX_HEIGHT + 1], *leaf;
 	struct ut_mtr m = { 0 };
 	const unsigned char *r;
+	uint64_t key, smo;
 	uint32_t next_no;
 	unsigned depth, i;
 	int ret, stop = 0;
@@ -585,32 +598,46 @@ int ut_btree_scan_hooked(struct ut_tree *t, uint64_t from, ut_row_fn fn,
 	while (leaf && !stop) {
 		for (; i < n_recs(leaf) && !stop; i++) {
 			r = rec_at(leaf, i);
-			stop = fn(get_le64(r), r + LEAF_HDR, get_le16(r + 8), user);
+			key = get_le64(r);
+			stop = fn(key, r + LEAF_HDR, get_le16(r + 8), user);
+			/* where to look again if a split moves the rows */
+			if (key == UINT64_MAX)
+				stop = 1;
+			from = key + 1;
 		}
 		next_no = get_le32(leaf->area + BT_NEXT);
 		if (stop || !next_no)
 			break;
-		if (hook) {
-			ret = hook(next_no, hook_user);
-			if (ret)
-				break;
-		}
-		ret = ut_mtr_get_flags(&m, next_no, UT_S, get_flags, &next);
+		/* between two leaves the scan holds no latch: a long scan
+		 * lets writers split leaves (the next pointer is good while
+		 * no split happened; after one, descend again) */
+		smo = t->smo_seq;
 		ut_mtr_release(&m, leaf);
+		leaf = NULL;
+		ut_rwlock_unlock(&t->latch);
+		ret = h && h->next_leaf ? h->next_leaf(next_no, h->user) : 0;
 		if (ret)
-			break;
-		leaf = next;
-		i = 0;
+			goto out_unlocked;
+		scan_relock(t, h);
+		if (t->smo_seq == smo) {
+			ret = ut_mtr_get_flags(&m, next_no, UT_S, get_flags, &leaf);
+			i = 0;
+		} else {
+			ret = descend(&m, from, UT_S, 0, path, &depth);
+			leaf = ret ? NULL : path[0];
+			i = leaf ? lower_bound(leaf, from) : 0;
+		}
 	}
-	ut_mtr_abort(&m);
 	ut_rwlock_unlock(&t->latch);
+out_unlocked:
+	ut_mtr_abort(&m);
 	ut_mtr_free(&m);
 	return ret;
 }
 
 int ut_btree_scan(struct ut_tree *t, uint64_t from, ut_row_fn fn, void *user)
 {
-	return ut_btree_scan_hooked(t, from, fn, user, 0, NULL, NULL);
+	return ut_btree_scan_hooked(t, from, fn, user, 0, NULL);
 }
 
 struct leaf_list {

@@ -30,6 +30,8 @@ struct ut_tree {
 	uint32_t root; /* never moves (see above) */
 	struct ut_rwlock latch; /* S: one-leaf changes and reads;
 					 * X: a split */
+	uint64_t smo_seq; /* splits begun (under the X latch): a scan
+			   * between two leaves sees whether one happened */
 };
 
 void ut_tree_init(struct ut_tree *t, struct ut_bpool *pool, struct ut_redo *log,
@@ -41,12 +43,23 @@ int ut_btree_delete(struct ut_tree *t, uint64_t key, uint64_t *lsn);
 int ut_btree_get(struct ut_tree *t, uint64_t key, void *buf, uint32_t cap,
 		 uint32_t *len);
 int ut_btree_scan(struct ut_tree *t, uint64_t from, ut_row_fn fn, void *user);
-/* The scan with read-ahead hooks: before the scan moves to leaf next,
- * hook(next, hook_user) runs (it may start or finish read-ahead); leaves
- * are fetched with get_flags (UT_GET_SCAN). */
-int ut_btree_scan_hooked(struct ut_tree *t, uint64_t from, ut_row_fn fn,
-			 void *user, unsigned get_flags,
-			 int (*hook)(uint32_t next, void *hook_user), void *hook_user);
+/* What a scan calls between two leaves, when it holds no latch. */
+struct ut_scan_hooks {
+	/* before it moves to leaf next: may start or finish read-ahead */
+	int (*next_leaf)(uint32_t next, void *user);
+	/* it is about to wait for the tree latch (a split holds it or waits
+	 * for it): finish every read whose frames are latched, or the split
+	 * could wait for them */
+	void (*before_wait)(void *user);
+	void *user;
+};
+
+/* The scan with read-ahead hooks (h may be NULL); leaves are fetched
+ * with get_flags (UT_GET_SCAN).  The tree latch is let go between
+ * leaves, so a long scan never holds up a split: after one, the scan
+ * finds the key after the last it returned again. */
+int ut_btree_scan_hooked(struct ut_tree *t, uint64_t from, ut_row_fn fn, void *user,
+			 unsigned get_flags, const struct ut_scan_hooks *h);
 /* The leaf page numbers in key order, read from the level-1 pages. */
 int ut_btree_leaf_list(struct ut_tree *t, uint32_t **leaves, size_t *n);
 

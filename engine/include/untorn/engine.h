@@ -126,6 +126,13 @@ enum ut_readahead {
 struct ut_scan_opts {
 	enum ut_readahead readahead;
 	unsigned batch; /* leaves per read-ahead batch (default 64) */
+	unsigned window_pages; /* logical: leaves read ahead of the scan
+				 * (innodb_lra_size); when set, two batches
+				 * of half of it, one read while the other is
+				 * consumed; at most ut_scan_window_max() */
+	unsigned sleep_ms; /* logical: a pause before each batch after
+			    * the first (innodb_lra_sleep), to spare
+			    * other work the disk */
 	unsigned merge_pages; /* largest merged read, in pages (default 16) */
 	unsigned gap_pages; /* read through holes of up to this many
 				 * pages to merge two reads (default 0) */
@@ -140,9 +147,40 @@ struct ut_scan_stats {
 	uint64_t submits; /* io_uring_submit calls */
 	double seconds;
 	uint32_t page_size;
+	unsigned batch; /* leaves per read-ahead batch, as used */
 };
 
-/* A scan in key order from `from` with read-ahead; fn as for ut_scan. */
+/* The largest read-ahead window, in pages: three quarters of the buffer
+ * pool (the rest keeps the tree's internal pages and the hot set). */
+unsigned ut_scan_window_max(const struct ut_engine *eng);
+
+/* The window, in leaves, a logical scan with o reads ahead: two batches. */
+unsigned ut_scan_window(const struct ut_engine *eng, const struct ut_scan_opts *o);
+
+/* A device's read figures (fio's, or a model's calibration). */
+struct ut_scan_device {
+	double iops; /* random page-sized reads a second, at queue depth 32 */
+	double mbps; /* sequential reads, MB/s (1e6 bytes) */
+};
+
+/* The least time any policy reading at most a window of leaves ahead
+ * could take to read this tree's leaves from the device: each window's
+ * pages in one ascending sweep, a positioning per run of pages (or the
+ * hole read through, when cheaper), every page at the sequential rate.
+ * A model, not a measurement: a policy may beat it where positionings
+ * within a sweep are shorter than the device's random reads. */
+struct ut_scan_bound {
+	double seconds;
+	uint64_t windows, runs, pages, hole_pages;
+	double position_ms, page_ms; /* the device's costs it used */
+};
+
+/* -EINVAL for figures that are not positive or a window of 0. */
+int ut_engine_scan_bound(struct ut_engine *eng, unsigned window_pages,
+			 const struct ut_scan_device *d, struct ut_scan_bound *b);
+
+/* A scan in key order from `from` with read-ahead; fn as for ut_scan.
+ * Writers may run meanwhile: the scan holds no latch between leaves. */
 int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void *user,
 		      const struct ut_scan_opts *o, struct ut_scan_stats *st);
 /* How the tree's leaves lie in the data file, in key order. */
