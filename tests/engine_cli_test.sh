@@ -12,7 +12,7 @@ UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-engine-cli-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 29
+ktap_plan 31
 
 S=$scratch/s
 "$UNTORN" init "$S" >/dev/null
@@ -49,6 +49,40 @@ import json, sys
 t = json.load(sys.stdin)["tree"]
 assert t["leaves"] > 0 and 0 < t["fragmentation"] < 1, t'
 ok $? "load --layout split: 20000 rows verify, bench scan reports a fragmented tree"
+"$UNTORN" bench scan "$scratch/split" --cold --lra-size 1M --lra-sleep 1 --device-iops 200 \
+	--device-mbps 100 --writers 2 --json >"$scratch/scanw.json" &&
+	"$UNTORN" verify "$scratch/split" | grep -q " 0 out of order, 0 damaged" &&
+	python3 - "$scratch/scanw.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+# 1 MiB of 16 KiB leaves: a window of 64, two batches of 32
+assert d["window_pages"] == 64 and d["batch"] == 32 and d["lra_size"] == 1 << 20, d
+assert d["lra_sleep_ms"] == 1 and d["rows"] >= 20000, d
+b = d["bound"]
+assert b["device_iops"] == 200 and b["device_mbps"] == 100 and b["seconds"] > 0, b
+# a page at 100 MB/s, and the rest of a 5 ms random read positioning
+assert abs(b["page_ms"] - 0.16384) < 1e-6 and abs(b["position_ms"] - (5 - 0.16384)) < 1e-6, b
+assert b["runs"] >= b["windows"] >= d["tree"]["leaves"] // 64, b
+assert abs(d["fraction_of_bound"] / (b["seconds"] / d["seconds"]) - 1) < 1e-3, d
+w = d["writers"]
+assert w["threads"] == 2 and w["transactions"] > 0 and w["tps"] > 0, w
+PY
+ok $? "bench scan --lra-size --lra-sleep --device-iops/mbps --writers: window, bound, writers' TPS; the store verifies"
+sum0=$(cat "$scratch/split"/* | md5sum)
+fails=0
+for args in "--lra-size 200M" "--lra-size 13M --pool 16M" "--lra-size 1M --readahead linear" \
+	"--lra-sleep 5 --readahead none" "--lra-size 1M --batch 8" "--device-iops 100" "--writers 65"; do
+	"$UNTORN" bench scan "$scratch/split" $args >/dev/null 2>"$scratch/err"
+	rc=$?
+	if [ $rc -ne 2 ] || [ "$(wc -l <"$scratch/err")" -ne 1 ]; then
+		echo "# bench scan $args: exit $rc, $(cat "$scratch/err")"
+		fails=1
+	fi
+done
+"$UNTORN" bench scan "$scratch/split" --lra-size 200M 2>&1 |
+	grep -q "larger than the 128M (default) buffer pool.*give --pool 267M or more" &&
+	[ $fails -eq 0 ] && [ "$(cat "$scratch/split"/* | md5sum)" = "$sum0" ]
+ok $? "bench scan refuses a window beyond the pool, window options without logical read-ahead, half a device: one line, exit 2, store unchanged"
 "$UNTORN" load "$scratch/split" --rows 10 --layout zigzag >"$scratch/out" 2>"$scratch/err"
 [ $? -eq 2 ] && [ "$(wc -l <"$scratch/err")" -eq 1 ] && grep -q "layout is sequential, random or split, not 'zigzag'" "$scratch/err"
 ok $? "load --layout zigzag: refused in one line, exit 2"

@@ -16,15 +16,18 @@
 #include "progress.h"
 
 static const char dump_help[] =
-	"usage: untorn dump DIR [--format tsv|jsonl] [--pool SIZE] [--wait S]\n"
+	"usage: untorn dump DIR [--format tsv|jsonl] [--lra-size SIZE] [--lra-sleep MS]\n"
+	"                   [--pool SIZE] [--wait S]\n"
 	"\n"
 	"Writes every row in key order to stdout, read through logical\n"
 	"read-ahead: tsv (default) is KEY, a tab and the value in hex, a row a\n"
 	"line; jsonl is {\"key\": KEY, \"value\": \"HEX\"} a line.  `untorn load\n"
 	"DIR2 --from FILE` restores either into a store.  On a terminal, stderr\n"
 	"shows the rows, MB/s and the time left (from how far through the key\n"
-	"range the scan is).  exit status: 0, or 2 on an error (a damaged tree,\n"
-	"a full disk).\n"
+	"range the scan is).  --lra-size and --lra-sleep: the read-ahead window\n"
+	"and the pause between batches, as for `untorn bench scan` (default 128\n"
+	"leaves, no pause).  exit status: 0, or 2 on an error (a damaged tree, a\n"
+	"full disk).\n"
 	"\n" CLI_WAIT_HELP;
 
 struct dump_state {
@@ -114,11 +117,17 @@ static void key_range(struct ut_engine *eng, uint64_t *first, uint64_t *last)
 
 int cmd_dump(int argc, char **argv)
 {
-	static const struct option opts[] = { { "format", required_argument, NULL, 'f' },
-					      { "pool", required_argument, NULL, 'p' },
-					      CLI_OPT_WAIT,
-					      { "help", no_argument, NULL, 'h' },
-					      { 0 } };
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "lra-size", required_argument, NULL, 'L' },
+		{ "lra-sleep", required_argument, NULL, 'S' },
+		{ "pool", required_argument, NULL, 'p' },
+		CLI_OPT_WAIT,
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *lra_arg = NULL, *pool_arg = NULL;
+	uint64_t lra_size = 0, v;
 	struct ut_scan_opts so = { .readahead = UT_RA_LOGICAL,
 				   .batch = 64,
 				   .merge_pages = 16 };
@@ -137,10 +146,22 @@ int cmd_dump(int argc, char **argv)
 						      optarg);
 			d.jsonl = !strcmp(optarg, "jsonl");
 			break;
+		case 'L':
+			if (cli_parse_num("dump", "--lra-size", optarg, 4096,
+					  1ull << 40, &lra_size))
+				return EXIT_ERROR;
+			lra_arg = optarg;
+			break;
+		case 'S':
+			if (cli_parse_num("dump", "--lra-sleep", optarg, 0, 60000, &v))
+				return EXIT_ERROR;
+			so.sleep_ms = v;
+			break;
 		case 'p':
 			if (cli_parse_num("dump", "--pool", optarg, 1 << 20,
 					  1ull << 40, &eo.pool_bytes))
 				return EXIT_ERROR;
+			pool_arg = optarg;
 			break;
 		case 'W':
 			if (cli_parse_wait("dump", optarg))
@@ -155,8 +176,13 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_usage_fail("dump", "give exactly one DIR");
+	if (lra_arg &&
+	    cli_check_window("dump", lra_arg, lra_size, pool_arg, eo.pool_bytes))
+		return EXIT_ERROR;
 	if (cli_engine_open(argv[optind], &eo, &eng))
 		return EXIT_ERROR;
+	if (lra_arg)
+		so.window_pages = lra_size / ut_engine_page_size(eng);
 	cli_progress_start(&d.prog, "rows", 0);
 	if (d.prog.on) /* the estimate's probes cost a few reads: only for it */
 		key_range(eng, &d.first, &d.last);

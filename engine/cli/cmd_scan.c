@@ -1,18 +1,23 @@
 // SPDX-License-Identifier: MIT
 /*
  * cmd_scan.c - `untorn bench scan DIR`: a full scan in key order with a
- * read-ahead policy, cold or warm; prints throughput, pages, read
- * requests, their average size and io_uring submissions.
+ * read-ahead policy and window, cold or warm, alone or with writers;
+ * prints throughput, pages, read requests, their average size, io_uring
+ * submissions, the tree's fragmentation, the least time the device could
+ * take (given its figures) and the writers' transactions a second.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <untorn/engine.h>
 #include "cli.h"
+#include "write_load.h"
 
 static const char scan_help[] =
 	"usage: untorn bench scan DIR [--readahead none|linear|logical] [--batch N]\n"
+	"                        [--lra-size SIZE] [--lra-sleep MS]\n"
 	"                        [--merge-pages M] [--gap-pages G] [--cold]\n"
+	"                        [--device-iops N --device-mbps N] [--writers T]\n"
 	"                        [--pool SIZE] [--json] [--wait S]\n"
 	"\n"
 	"Reads every row in key order.  --readahead: none follows leaf pointers\n"
@@ -28,6 +33,22 @@ static const char scan_help[] =
 	"tree's shape: its leaves, and the share of steps from a leaf to the next\n"
 	"in key order that are not to the next page (fragmentation), with the\n"
 	"mean distance of those jumps in pages.\n"
+	"\n"
+	"--lra-size SIZE (innodb_lra_size): the window of leaves logical read-ahead\n"
+	"keeps read ahead of the scan, instead of --batch: two batches of half of\n"
+	"it, one read while the other is consumed; at most three quarters of\n"
+	"--pool (the rest keeps the internal pages and the hot set).\n"
+	"--lra-sleep MS (innodb_lra_sleep): a pause before each batch after the\n"
+	"first, to leave the disk to other work.\n"
+	"--device-iops N --device-mbps N: the device's random page-sized reads a\n"
+	"second at queue depth 32 and its sequential MB/s (fio's, or\n"
+	"`emulate-hdd calibrate`): prints the least time a policy with this\n"
+	"window could take on that device -- each window's pages in one sweep,\n"
+	"a positioning per run, every page at the sequential rate -- and the\n"
+	"scan's fraction_of_bound (bound / time).\n"
+	"--writers T: T threads commit row writes while the scan runs (three in\n"
+	"four update a key the store holds, the rest insert above the largest),\n"
+	"one commit each; prints their transactions a second.\n"
 	"\n" CLI_WAIT_HELP;
 
 struct scan_count {
@@ -55,11 +76,53 @@ static const char *ra_name(enum ut_readahead ra)
 				    "logical";
 }
 
-static void scan_print(const char *dir, const struct ut_scan_opts *so,
-		       const struct ut_scan_stats *st,
-		       const struct ut_tree_shape *shape, const struct scan_count *c,
-		       int cold, double resident, int as_json)
+/* What one run was given and what it measured, for the table and JSON. */
+struct scan_run {
+	const char *dir;
+	struct ut_scan_opts so;
+	unsigned window; /* leaves read ahead (logical) */
+	int cold, as_json, have_bound;
+	double resident;
+	struct ut_scan_stats st;
+	struct ut_tree_shape shape;
+	struct scan_count cnt;
+	struct ut_scan_device dev;
+	struct ut_scan_bound bound;
+	unsigned writers;
+	uint64_t writer_txns;
+	double writer_tps;
+};
+
+static void scan_print_text(const struct scan_run *r, double mbs, double avg)
 {
+	const struct ut_scan_stats *st = &r->st;
+	const struct ut_tree_shape *shape = &r->shape;
+
+	printf("%s: scan with %s read-ahead%s: %llu rows in %.3f s, %.1f MB/s read; %llu pages in %llu reads (avg %.0f bytes) and %llu submits\n",
+	       r->dir, ra_name(r->so.readahead), r->cold ? " (cold)" : "",
+	       (unsigned long long)r->cnt.rows, st->seconds, mbs,
+	       (unsigned long long)st->pages_read, (unsigned long long)st->ios,
+	       avg, (unsigned long long)st->submits);
+	printf("tree: %llu leaves; %.1f %% of the steps from a leaf to the next in key order are not to the next page (%llu jumps, %.0f pages on average)\n",
+	       (unsigned long long)shape->leaves, shape->fragmentation * 100,
+	       (unsigned long long)shape->jumps, shape->mean_jump_pages);
+	if (r->have_bound)
+		printf("bound: reading %u leaves ahead on a device of %.0f reads/s and %.0f MB/s (%.2f ms a positioning, %.3f ms a page), no policy takes less than %.3f s (%llu positionings); this scan: %.2f of the bound\n",
+		       r->window, r->dev.iops, r->dev.mbps,
+		       r->bound.position_ms, r->bound.page_ms, r->bound.seconds,
+		       (unsigned long long)r->bound.runs,
+		       st->seconds > 0 ? r->bound.seconds / st->seconds : 0);
+	if (r->writers)
+		printf("writers: %u threads committed %llu transactions during the scan, %.0f a second\n",
+		       r->writers, (unsigned long long)r->writer_txns, r->writer_tps);
+	if (r->cold)
+		printf("page cache after the drop: %.1f %% of the data file still resident\n",
+		       r->resident * 100);
+}
+
+static void scan_print(const struct scan_run *r)
+{
+	const struct ut_scan_stats *st = &r->st;
 	/* the scan's rate: pages of the tree per second (holes read
 	 * through are the device's, in bytes and avg_io_bytes) */
 	double mbs = st->seconds > 0 ? (double)st->pages_read * st->page_size /
@@ -68,30 +131,22 @@ static void scan_print(const char *dir, const struct ut_scan_opts *so,
 	double avg = st->ios ? (double)st->bytes_read / st->ios : 0;
 	struct json j;
 
-	if (!as_json) {
-		printf("%s: scan with %s read-ahead%s: %llu rows in %.3f s, %.1f MB/s read; %llu pages in %llu reads (avg %.0f bytes) and %llu submits\n",
-		       dir, ra_name(so->readahead), cold ? " (cold)" : "",
-		       (unsigned long long)c->rows, st->seconds, mbs,
-		       (unsigned long long)st->pages_read,
-		       (unsigned long long)st->ios, avg,
-		       (unsigned long long)st->submits);
-		printf("tree: %llu leaves; %.1f %% of the steps from a leaf to the next in key order are not to the next page (%llu jumps, %.0f pages on average)\n",
-		       (unsigned long long)shape->leaves, shape->fragmentation * 100,
-		       (unsigned long long)shape->jumps, shape->mean_jump_pages);
-		if (cold)
-			printf("page cache after the drop: %.1f %% of the data file still resident\n",
-			       resident * 100);
+	if (!r->as_json) {
+		scan_print_text(r, mbs, avg);
 		return;
 	}
 	json_begin(&j, stdout);
-	json_str(&j, "store", dir);
-	json_str(&j, "readahead", ra_name(so->readahead));
-	json_u64(&j, "batch", so->batch);
-	json_u64(&j, "merge_pages", so->merge_pages);
-	json_u64(&j, "gap_pages", so->gap_pages);
-	json_bool(&j, "cold", cold);
-	json_f64(&j, "page_cache_resident_after_drop", cold ? resident : -1);
-	json_u64(&j, "rows", c->rows);
+	json_str(&j, "store", r->dir);
+	json_str(&j, "readahead", ra_name(r->so.readahead));
+	json_u64(&j, "batch", st->batch);
+	json_u64(&j, "window_pages", r->window);
+	json_u64(&j, "lra_size", (uint64_t)r->window * st->page_size);
+	json_u64(&j, "lra_sleep_ms", r->so.sleep_ms);
+	json_u64(&j, "merge_pages", r->so.merge_pages);
+	json_u64(&j, "gap_pages", r->so.gap_pages);
+	json_bool(&j, "cold", r->cold);
+	json_f64(&j, "page_cache_resident_after_drop", r->cold ? r->resident : -1);
+	json_u64(&j, "rows", r->cnt.rows);
 	json_u64(&j, "pages", st->pages_read);
 	json_u64(&j, "ios", st->ios);
 	json_f64(&j, "avg_io_bytes", avg);
@@ -100,21 +155,69 @@ static void scan_print(const char *dir, const struct ut_scan_opts *so,
 	json_f64(&j, "seconds", st->seconds);
 	json_f64(&j, "mb_per_s", mbs);
 	json_obj_open(&j, "tree");
-	json_u64(&j, "leaves", shape->leaves);
-	json_u64(&j, "jumps", shape->jumps);
-	json_f64(&j, "fragmentation", shape->fragmentation);
-	json_f64(&j, "mean_jump_pages", shape->mean_jump_pages);
+	json_u64(&j, "leaves", r->shape.leaves);
+	json_u64(&j, "jumps", r->shape.jumps);
+	json_f64(&j, "fragmentation", r->shape.fragmentation);
+	json_f64(&j, "mean_jump_pages", r->shape.mean_jump_pages);
+	json_obj_close(&j);
+	if (r->have_bound) {
+		json_obj_open(&j, "bound");
+		json_f64(&j, "device_iops", r->dev.iops);
+		json_f64(&j, "device_mbps", r->dev.mbps);
+		json_f64(&j, "position_ms", r->bound.position_ms);
+		json_f64(&j, "page_ms", r->bound.page_ms);
+		json_u64(&j, "windows", r->bound.windows);
+		json_u64(&j, "runs", r->bound.runs);
+		json_u64(&j, "hole_pages", r->bound.hole_pages);
+		json_f64(&j, "seconds", r->bound.seconds);
+		json_obj_close(&j);
+		json_f64(&j, "fraction_of_bound",
+			 st->seconds > 0 ? r->bound.seconds / st->seconds : 0);
+	}
+	json_obj_open(&j, "writers");
+	json_u64(&j, "threads", r->writers);
+	json_u64(&j, "transactions", r->writer_txns);
+	json_f64(&j, "tps", r->writer_tps);
 	json_obj_close(&j);
 	json_end(&j);
 }
 
-int cmd_bench_scan(int argc, char **argv)
+/* Options as given, before the store is opened. */
+struct scan_args {
+	uint64_t lra_size, iops, mbps, writers;
+	const char *lra_arg, *pool_arg; /* as typed, for the messages */
+	int batch_given, lra_given, sleep_given;
+};
+
+static int scan_parse_ra(const char *arg, enum ut_readahead *ra)
+{
+	if (!strcmp(arg, "none"))
+		*ra = UT_RA_NONE;
+	else if (!strcmp(arg, "linear"))
+		*ra = UT_RA_LINEAR;
+	else if (!strcmp(arg, "logical"))
+		*ra = UT_RA_LOGICAL;
+	else
+		return cli_usage_fail("bench scan",
+				      "--readahead is none, linear or logical, not '%s'",
+				      arg);
+	return 0;
+}
+
+/* 0 to go on, 1 after --help, -1 for bad input (said). */
+static int scan_parse(int argc, char **argv, struct scan_run *r,
+		      struct scan_args *a, struct ut_engine_opts *eo)
 {
 	static const struct option opts[] = {
 		{ "readahead", required_argument, NULL, 'r' },
 		{ "batch", required_argument, NULL, 'b' },
+		{ "lra-size", required_argument, NULL, 'L' },
+		{ "lra-sleep", required_argument, NULL, 'S' },
 		{ "merge-pages", required_argument, NULL, 'm' },
 		{ "gap-pages", required_argument, NULL, 'g' },
+		{ "device-iops", required_argument, NULL, 'I' },
+		{ "device-mbps", required_argument, NULL, 'M' },
+		{ "writers", required_argument, NULL, 'w' },
 		{ "cold", no_argument, NULL, 'c' },
 		{ "pool", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
@@ -122,88 +225,175 @@ int cmd_bench_scan(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct ut_scan_opts so = { .readahead = UT_RA_LOGICAL,
-				   .batch = 64,
-				   .merge_pages = 16 };
-	struct ut_engine_opts eo;
-	struct ut_scan_stats st;
-	struct ut_tree_shape shape;
-	struct scan_count cnt = { 0 };
-	struct ut_engine *eng;
-	double resident = -1;
 	uint64_t v;
-	int c, cold = 0, as_json = 0, ret;
+	int c, bad = 0;
 
-	ut_engine_opts_default(&eo);
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1 && !bad) {
 		switch (c) {
 		case 'r':
-			if (!strcmp(optarg, "none"))
-				so.readahead = UT_RA_NONE;
-			else if (!strcmp(optarg, "linear"))
-				so.readahead = UT_RA_LINEAR;
-			else if (!strcmp(optarg, "logical"))
-				so.readahead = UT_RA_LOGICAL;
-			else
-				return cli_usage_fail("bench", "--readahead is none, linear or logical, not '%s'",
-						      optarg);
+			bad = scan_parse_ra(optarg, &r->so.readahead);
 			break;
 		case 'b':
-			if (cli_parse_num("bench", "--batch", optarg, 1, 4096, &v))
-				return EXIT_ERROR;
-			so.batch = v;
+			bad = cli_parse_num("bench scan", "--batch", optarg, 1,
+					    4096, &v);
+			r->so.batch = v;
+			a->batch_given = 1;
+			break;
+		case 'L':
+			bad = cli_parse_num("bench scan", "--lra-size", optarg,
+					    4096, 1ull << 40, &a->lra_size);
+			a->lra_arg = optarg;
+			a->lra_given = 1;
+			break;
+		case 'S':
+			bad = cli_parse_num("bench scan", "--lra-sleep", optarg,
+					    0, 60000, &v);
+			r->so.sleep_ms = v;
+			a->sleep_given = 1;
 			break;
 		case 'm':
-			if (cli_parse_num("bench", "--merge-pages", optarg, 1, 256, &v))
-				return EXIT_ERROR;
-			so.merge_pages = v;
+			bad = cli_parse_num("bench scan", "--merge-pages",
+					    optarg, 1, 256, &v);
+			r->so.merge_pages = v;
 			break;
 		case 'g':
-			if (cli_parse_num("bench", "--gap-pages", optarg, 0, 256, &v))
-				return EXIT_ERROR;
-			so.gap_pages = v;
+			bad = cli_parse_num("bench scan", "--gap-pages", optarg,
+					    0, 256, &v);
+			r->so.gap_pages = v;
+			break;
+		case 'I':
+			bad = cli_parse_num("bench scan", "--device-iops",
+					    optarg, 1, 100000000, &a->iops);
+			break;
+		case 'M':
+			bad = cli_parse_num("bench scan", "--device-mbps",
+					    optarg, 1, 1000000, &a->mbps);
+			break;
+		case 'w':
+			bad = cli_parse_num("bench scan", "--writers", optarg, 0,
+					    WRITE_LOAD_THREADS_MAX, &a->writers);
 			break;
 		case 'c':
-			cold = 1;
+			r->cold = 1;
 			break;
 		case 'p':
-			if (cli_parse_num("bench", "--pool", optarg, 1 << 20,
-					  1ull << 40, &eo.pool_bytes))
-				return EXIT_ERROR;
+			bad = cli_parse_num("bench scan", "--pool", optarg,
+					    1 << 20, 1ull << 40, &eo->pool_bytes);
+			a->pool_arg = optarg;
 			break;
 		case 'j':
-			as_json = 1;
+			r->as_json = 1;
 			break;
 		case 'W':
-			if (cli_parse_wait("bench", optarg))
-				return EXIT_ERROR;
+			bad = cli_parse_wait("bench scan", optarg);
 			break;
 		case 'h':
 			fputs(scan_help, stdout);
-			return EXIT_OK;
+			return 1;
 		default:
-			return cli_bad_option("bench", argv);
+			cli_bad_option("bench scan", argv);
+			return -1;
 		}
 	}
-	if (optind != argc - 1)
-		return cli_usage_fail("bench", "give exactly one DIR");
-	if (cli_engine_open(argv[optind], &eo, &eng))
-		return EXIT_ERROR;
-	/* before the cold start: the internal pages it reads are dropped */
-	ret = ut_engine_tree_shape(eng, &shape);
-	if (!ret && cold)
-		ret = ut_engine_drop_caches(eng, &resident);
+	if (bad)
+		return -1;
+	if (optind != argc - 1) {
+		cli_usage_fail("bench scan", "give exactly one DIR");
+		return -1;
+	}
+	r->dir = argv[optind];
+	return 0;
+}
+
+/* The combinations that cannot be, refused before the store is opened. */
+static int scan_check(const struct scan_run *r, const struct scan_args *a,
+		      const struct ut_engine_opts *eo)
+{
+	if ((a->lra_given || a->sleep_given) && r->so.readahead != UT_RA_LOGICAL)
+		return cli_usage_fail("bench scan",
+				      "--lra-size and --lra-sleep are logical read-ahead's; --readahead %s reads no window",
+				      ra_name(r->so.readahead));
+	if (a->lra_given && a->batch_given)
+		return cli_usage_fail("bench scan",
+				      "give --lra-size (bytes read ahead) or --batch (leaves a batch), not both");
+	if (!a->iops != !a->mbps)
+		return cli_usage_fail("bench scan",
+				      "the bound needs both --device-iops and --device-mbps");
+	if (a->lra_given)
+		return cli_check_window("bench scan", a->lra_arg, a->lra_size,
+					a->pool_arg, eo->pool_bytes);
+	return 0;
+}
+
+/* The cold start, the writers and the scan; the writers stop with it. */
+static int scan_measure(struct ut_engine *eng, struct scan_run *r, struct write_load *wl)
+{
+	int ret = 0, wret;
+
+	if (r->writers)
+		ret = write_load_init(wl, eng, r->writers, 100);
+	if (!ret && r->cold)
+		ret = ut_engine_drop_caches(eng, &r->resident);
+	if (!ret && r->writers)
+		ret = write_load_start(wl);
 	if (!ret)
-		ret = ut_scan_readahead(eng, 0, count_row, &cnt, &so, &st);
+		ret = ut_scan_readahead(eng, 0, count_row, &r->cnt, &r->so, &r->st);
+	if (r->writers) {
+		wret = write_load_stop(wl, &r->writer_txns, &r->writer_tps);
+		if (wret && !ret) {
+			cli_fail("%s: a writer beside the scan failed: %s", r->dir,
+				 wl->err.msg[0] ? wl->err.msg : strerror(-wret));
+			ret = 1;
+		}
+	}
+	return ret;
+}
+
+int cmd_bench_scan(int argc, char **argv)
+{
+	struct scan_run r = {
+		.so = { .readahead = UT_RA_LOGICAL, .batch = 64, .merge_pages = 16 },
+		.resident = -1
+	};
+	struct scan_args a = { 0 };
+	struct ut_engine_opts eo;
+	struct write_load wl = { 0 };
+	struct ut_engine *eng;
+	int ret;
+
+	ut_engine_opts_default(&eo);
+	ret = scan_parse(argc, argv, &r, &a, &eo);
+	if (ret)
+		return ret > 0 ? EXIT_OK : EXIT_ERROR;
+	if (scan_check(&r, &a, &eo))
+		return EXIT_ERROR;
+	if (cli_engine_open(r.dir, &eo, &eng))
+		return EXIT_ERROR;
+	if (a.lra_given)
+		r.so.window_pages = a.lra_size / ut_engine_page_size(eng);
+	r.window = ut_scan_window(eng, &r.so);
+	r.writers = a.writers;
+	r.dev.iops = a.iops;
+	r.dev.mbps = a.mbps;
+	r.have_bound = a.iops && a.mbps;
+	/* before the cold start: the internal pages it reads are dropped */
+	ret = ut_engine_tree_shape(eng, &r.shape);
+	if (!ret && r.have_bound)
+		ret = ut_engine_scan_bound(eng, r.window, &r.dev, &r.bound);
+	if (!ret)
+		ret = scan_measure(eng, &r, &wl);
+	write_load_free(&wl);
 	if (ret) {
 		cli_engine_close(eng);
-		return cli_fail("%s: scan failed: %s", argv[optind], strerror(-ret));
+		return ret > 0 ? EXIT_ERROR :
+				 cli_fail("%s: scan failed: %s", r.dir,
+					  strerror(-ret));
 	}
-	if (cnt.disorder) {
+	if (r.cnt.disorder) {
 		cli_engine_close(eng);
 		return cli_fail("%s: scan returned keys out of order; run untorn check",
-				argv[optind]);
+				r.dir);
 	}
-	scan_print(argv[optind], &so, &st, &shape, &cnt, cold, resident, as_json);
+	scan_print(&r);
 	return cli_engine_close(eng) ? EXIT_ERROR : EXIT_OK;
 }

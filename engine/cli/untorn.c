@@ -98,6 +98,22 @@ int cli_parse_num(const char *cmd, const char *what, const char *arg,
 	return 0;
 }
 
+int cli_check_window(const char *cmd, const char *lra_arg, uint64_t lra_size,
+		     const char *pool_arg, uint64_t pool_bytes)
+{
+	/* the smallest pool, in MiB, that takes the window */
+	uint64_t pool_mib = ((lra_size + 2) / 3 * 4 + (1 << 20) - 1) >> 20;
+
+	if (lra_size <= pool_bytes / 4 * 3)
+		return 0;
+	return cli_usage_fail(cmd, "--lra-size %s is %s the %s%s buffer pool (a window takes three quarters of it at most: the rest keeps the internal pages and the hot set); give --pool %lluM or more, or a smaller --lra-size",
+			      lra_arg,
+			      lra_size > pool_bytes ? "larger than" :
+						      "more than three quarters of",
+			      pool_arg ? pool_arg : "128M", pool_arg ? "" : " (default)",
+			      (unsigned long long)pool_mib);
+}
+
 unsigned cli_wait_ms;
 
 int cli_parse_wait(const char *cmd, const char *arg)
