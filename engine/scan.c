@@ -5,8 +5,9 @@
  * extent), logical (the next N leaves in key order, from the level-1
  * pages, sorted by page number, merged into reads of up to M pages,
  * submitted together and consumed while the next batch is in flight),
- * a window of leaves (innodb_lra_size) read as two halves, a pause between
- * batches (innodb_lra_sleep), the cold start a scan benchmark begins with (ut_engine_drop_caches:
+ * a window of leaves (innodb_lra_size) sorted and read at once, the next
+ * in flight from half way through it, a pause between windows
+ * (innodb_lra_sleep), merging fitted to a device's figures, the cold start a scan benchmark begins with (ut_engine_drop_caches:
  * every page written, the pool and the page cache emptied), and the
  * tree's shape a scan meets (ut_engine_tree_shape: its fragmentation)
  * and the least time a device could read it in (ut_engine_scan_bound).
@@ -26,6 +27,7 @@
 
 #define LINEAR_RUN 4 /* sequential leaves that trigger linear */
 #define LINEAR_EXTENT 64 /* pages linear read-ahead fetches */
+#define HOLE_STAGING_BYTES (64u << 20) /* at most, for holes read through */
 
 struct scan_ra {
 	struct ut_engine *eng;
@@ -33,7 +35,7 @@ struct scan_ra {
 	struct ut_prefetch pf;
 	uint32_t *leaves; /* logical: leaf page numbers in key order */
 	size_t n_leaves, pos;
-	size_t ready_end; /* leaves before this index are read ahead */
+	size_t ready_start, ready_end; /* the window read ahead */
 	size_t next_start, inflight_end; /* the batch in flight */
 	uint32_t *sorted;
 	uint32_t last_page;
@@ -80,38 +82,45 @@ static void pause_ms(unsigned ms)
 		;
 }
 
-/* Logical: the leaves about to be read are ready, and the batch after
- * them is in flight.  A leaf in an in-flight batch is never touched before
- * the batch is finished: its frame is X-latched by this thread.  Each
- * page is once in the list, so the leaf's index says whether it is. */
+/* The window in flight has been read: it is the one ready now. */
+static void inflight_done(struct scan_ra *ra)
+{
+	ut_prefetch_finish(&ra->eng->pool, &ra->pf);
+	ra->ready_start = ra->next_start;
+	ra->ready_end = ra->inflight_end;
+}
+
+/* Logical: the window of leaves about to be read is ready, and from half
+ * way through it the next window is in flight; at most a window and a
+ * half of read-ahead leaves are in the pool.  A leaf in an in-flight
+ * window is never touched before it is finished: its frame is X-latched
+ * by this thread.  Each page is once in the list, so the leaf's index
+ * says whether it is. */
 static int logical_hook(struct scan_ra *ra, uint32_t next)
 {
-	struct ut_bpool *bp = &ra->eng->pool;
-	size_t b = ra->o->batch;
+	size_t b = ra->o->batch, n = ra->n_leaves;
 
 	if (!leaf_index(ra, next, &ra->pos))
 		return 0;
-	if (ra->pf.active && ra->pos >= ra->next_start) {
-		ut_prefetch_finish(bp, &ra->pf);
-		ra->ready_end = ra->inflight_end;
-	}
+	if (ra->pf.active && ra->pos >= ra->next_start)
+		inflight_done(ra);
 	if (ra->pos >= ra->ready_end) {
-		/* not read ahead (first batch, or the scan jumped): read the
-		 * batch starting here and wait for it */
-		ra->ready_end = ra->pos + b < ra->n_leaves ? ra->pos + b : ra->n_leaves;
+		/* not read ahead (the first window, or the scan jumped): read
+		 * the window starting here and wait for it */
+		ra->ready_start = ra->pos;
+		ra->ready_end = ra->pos + b < n ? ra->pos + b : n;
 		if (!submit_sorted(ra, ra->leaves + ra->pos, ra->ready_end - ra->pos))
-			ut_prefetch_finish(bp, &ra->pf);
+			ut_prefetch_finish(&ra->eng->pool, &ra->pf);
 	}
-	if (!ra->pf.active && ra->ready_end < ra->n_leaves) {
+	if (!ra->pf.active && ra->ready_end < n &&
+	    ra->pos >= ra->ready_start + (ra->ready_end - ra->ready_start) / 2) {
 		if (ra->o->sleep_ms)
 			pause_ms(ra->o->sleep_ms);
 		ra->next_start = ra->ready_end;
-		ra->inflight_end = ra->next_start + b < ra->n_leaves ?
-					   ra->next_start + b :
-					   ra->n_leaves;
+		ra->inflight_end = ra->next_start + b < n ? ra->next_start + b : n;
 		if (submit_sorted(ra, ra->leaves + ra->next_start,
 				  ra->inflight_end - ra->next_start))
-			ut_prefetch_finish(bp, &ra->pf);
+			ut_prefetch_finish(&ra->eng->pool, &ra->pf);
 	}
 	return 0;
 }
@@ -153,23 +162,20 @@ static void ra_before_wait(void *user)
 {
 	struct scan_ra *ra = user;
 
-	if (!ra->pf.active)
-		return;
-	ut_prefetch_finish(&ra->eng->pool, &ra->pf);
-	ra->ready_end = ra->inflight_end;
+	if (ra->pf.active)
+		inflight_done(ra);
 }
 
 unsigned ut_scan_window_max(const struct ut_engine *eng)
 {
-	return eng->pool.n_frames / 4 * 3;
+	return eng->pool.n_frames / 2;
 }
 
-/* The batch size opts ask for, within the pool: two batches are pinned
- * at once at most. */
+/* The window opts ask for, within the pool. */
 static unsigned scan_batch(const struct ut_engine *eng, const struct ut_scan_opts *o)
 {
-	unsigned b = o->window_pages ? o->window_pages / 2 : o->batch;
-	unsigned most = ut_scan_window_max(eng) / 2;
+	unsigned b = o->window_pages ? o->window_pages : o->batch;
+	unsigned most = ut_scan_window_max(eng);
 
 	if (!b)
 		b = 64;
@@ -180,7 +186,34 @@ static unsigned scan_batch(const struct ut_engine *eng, const struct ut_scan_opt
 
 unsigned ut_scan_window(const struct ut_engine *eng, const struct ut_scan_opts *o)
 {
-	return 2 * scan_batch(eng, o);
+	return scan_batch(eng, o);
+}
+
+int ut_scan_fit_device(const struct ut_engine *eng,
+		       const struct ut_scan_device *d, struct ut_scan_opts *o)
+{
+	struct ut_read_cost cost;
+	double gap;
+	int ret;
+
+	ret = ut_read_cost_of(d->iops, d->mbps, eng->geom.page_size, &cost);
+	if (ret)
+		return ret;
+	/* the bound's rule: a hole is read through when its transfer costs
+	 * less than a positioning */
+	gap = cost.position_s / cost.page_s;
+	o->gap_pages = gap < UT_SCAN_MERGE_MAX ? (unsigned)gap : UT_SCAN_MERGE_MAX;
+	o->merge_pages = o->gap_pages ? UT_SCAN_MERGE_MAX : o->merge_pages;
+	return 0;
+}
+
+/* Staging for the holes a window may read through. */
+static unsigned hole_pages(const struct ut_engine *eng, const struct ut_scan_opts *o)
+{
+	uint64_t want = (uint64_t)o->gap_pages * o->batch;
+	uint64_t most = HOLE_STAGING_BYTES / eng->geom.page_size;
+
+	return want < most ? (unsigned)want : (unsigned)most;
 }
 
 int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void *user,
@@ -207,7 +240,7 @@ int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void 
 	ut_bpool_get_stats(&eng->pool, &ps);
 	reads0 = ps.reads;
 	ret = ut_prefetch_init(&ra.pf, opts.batch > LINEAR_EXTENT ? opts.batch : LINEAR_EXTENT,
-			       eng->geom.page_size);
+			       hole_pages(eng, &opts), eng->geom.page_size);
 	if (ret)
 		return ret;
 	ra.sorted = calloc(opts.batch, sizeof(*ra.sorted));

@@ -485,11 +485,12 @@ void ut_bpool_wake_free(struct ut_bpool *bp)
 
 /* ---- read-ahead ------------------------------------------------------- */
 
-int ut_prefetch_init(struct ut_prefetch *pf, unsigned cap, uint32_t page_size)
+int ut_prefetch_init(struct ut_prefetch *pf, unsigned cap, unsigned hole_cap,
+		     uint32_t page_size)
 {
 	memset(pf, 0, sizeof(*pf));
 	pf->cap = cap;
-	pf->staging_cap = 2 * cap; /* room for holes read through */
+	pf->staging_cap = cap + hole_cap; /* room for holes read through */
 	pf->ios = calloc(cap, sizeof(*pf->ios));
 	pf->frames = calloc(cap, sizeof(*pf->frames)); /* NOLINT(bugprone-sizeof-expression): pointers */
 	pf->run_first = calloc(cap + 1, sizeof(*pf->run_first));

@@ -105,7 +105,10 @@ struct ut_prefetch {
 /* Drops every clean, unused frame (the pool's cold start). */
 void ut_bpool_evict_clean(struct ut_bpool *bp);
 
-int ut_prefetch_init(struct ut_prefetch *pf, unsigned cap, uint32_t page_size);
+/* cap frames a batch; hole_cap pages of staging for the holes read
+ * through (gap > 0), beyond one page a frame */
+int ut_prefetch_init(struct ut_prefetch *pf, unsigned cap, unsigned hole_cap,
+		     uint32_t page_size);
 void ut_prefetch_free(struct ut_prefetch *pf);
 /* Claims frames for the pages of page_nos[0..n) (sorted) not in the pool
  * (old end of the LRU), merges neighbours into reads of up to merge pages

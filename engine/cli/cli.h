@@ -51,7 +51,7 @@ int cli_parse_num(const char *cmd, const char *what, const char *arg,
 		  uint64_t min, uint64_t max, uint64_t *out);
 /* --lra-size (as typed, and in bytes) against the pool --pool gave
  * (NULL: the default): refused, said, when the window would take more
- * than three quarters of it. */
+ * than half of it. */
 int cli_check_window(const char *cmd, const char *lra_arg, uint64_t lra_size,
 		     const char *pool_arg, uint64_t pool_bytes);
 /* The one line of an engine error (falls back to strerror). */

@@ -35,17 +35,19 @@ static const char scan_help[] =
 	"mean distance of those jumps in pages.\n"
 	"\n"
 	"--lra-size SIZE (innodb_lra_size): the window of leaves logical read-ahead\n"
-	"keeps read ahead of the scan, instead of --batch: two batches of half of\n"
-	"it, one read while the other is consumed; at most three quarters of\n"
-	"--pool (the rest keeps the internal pages and the hot set).\n"
-	"--lra-sleep MS (innodb_lra_sleep): a pause before each batch after the\n"
+	"sorts and reads in one sweep, instead of --batch N leaves; the next\n"
+	"window is read from half way through this one; at most half of --pool\n"
+	"(the last quarter keeps the internal pages and the hot set).\n"
+	"--lra-sleep MS (innodb_lra_sleep): a pause before each window after the\n"
 	"first, to leave the disk to other work.\n"
 	"--device-iops N --device-mbps N: the device's random page-sized reads a\n"
 	"second at queue depth 32 and its sequential MB/s (fio's, or\n"
 	"`emulate-hdd calibrate`): prints the least time a policy with this\n"
 	"window could take on that device -- each window's pages in one sweep,\n"
 	"a positioning per run, every page at the sequential rate -- and the\n"
-	"scan's fraction_of_bound (bound / time).\n"
+	"scan's fraction_of_bound (bound / time); logical read-ahead then merges\n"
+	"as the bound does (reads through holes shorter than a positioning, reads\n"
+	"of up to 256 pages) unless --gap-pages or --merge-pages say otherwise.\n"
 	"--writers T: T threads commit row writes while the scan runs (three in\n"
 	"four update a key the store holds, the rest insert above the largest),\n"
 	"one commit each; prints their transactions a second.\n"
@@ -186,7 +188,7 @@ static void scan_print(const struct scan_run *r)
 struct scan_args {
 	uint64_t lra_size, iops, mbps, writers;
 	const char *lra_arg, *pool_arg; /* as typed, for the messages */
-	int batch_given, lra_given, sleep_given;
+	int batch_given, lra_given, sleep_given, merge_given;
 };
 
 static int scan_parse_ra(const char *arg, enum ut_readahead *ra)
@@ -376,6 +378,9 @@ int cmd_bench_scan(int argc, char **argv)
 	r.dev.iops = a.iops;
 	r.dev.mbps = a.mbps;
 	r.have_bound = a.iops && a.mbps;
+	/* merge as the bound does, unless told how */
+	if (r.have_bound && !a.merge_given && r.so.readahead == UT_RA_LOGICAL)
+		ut_scan_fit_device(eng, &r.dev, &r.so);
 	/* before the cold start: the internal pages it reads are dropped */
 	ret = ut_engine_tree_shape(eng, &r.shape);
 	if (!ret && r.have_bound)

@@ -127,10 +127,11 @@ struct ut_scan_opts {
 	enum ut_readahead readahead;
 	unsigned batch; /* leaves per read-ahead batch (default 64) */
 	unsigned window_pages; /* logical: leaves read ahead of the scan
-				 * (innodb_lra_size); when set, two batches
-				 * of half of it, one read while the other is
-				 * consumed; at most ut_scan_window_max() */
-	unsigned sleep_ms; /* logical: a pause before each batch after
+				 * in one sorted sweep (innodb_lra_size),
+				 * instead of batch; the next window is read
+				 * from half way through this one; at most
+				 * ut_scan_window_max() */
+	unsigned sleep_ms; /* logical: a pause before each window after
 			    * the first (innodb_lra_sleep), to spare
 			    * other work the disk */
 	unsigned merge_pages; /* largest merged read, in pages (default 16) */
@@ -150,11 +151,12 @@ struct ut_scan_stats {
 	unsigned batch; /* leaves per read-ahead batch, as used */
 };
 
-/* The largest read-ahead window, in pages: three quarters of the buffer
- * pool (the rest keeps the tree's internal pages and the hot set). */
+/* The largest read-ahead window, in pages: half the buffer pool (a window
+ * and half the next are in it at once: the last quarter keeps the tree's
+ * internal pages and the hot set). */
 unsigned ut_scan_window_max(const struct ut_engine *eng);
 
-/* The window, in leaves, a logical scan with o reads ahead: two batches. */
+/* The window, in leaves, a logical scan with o sorts and reads at once. */
 unsigned ut_scan_window(const struct ut_engine *eng, const struct ut_scan_opts *o);
 
 /* A device's read figures (fio's, or a model's calibration). */
@@ -178,6 +180,14 @@ struct ut_scan_bound {
 /* -EINVAL for figures that are not positive or a window of 0. */
 int ut_engine_scan_bound(struct ut_engine *eng, unsigned window_pages,
 			 const struct ut_scan_device *d, struct ut_scan_bound *b);
+
+#define UT_SCAN_MERGE_MAX 256 /* pages in one merged read, at most */
+
+/* Fits logical read-ahead's merging to a device as the bound does: holes
+ * read through where that costs less than a positioning (gap_pages), reads
+ * of up to UT_SCAN_MERGE_MAX pages; -EINVAL for figures not positive. */
+int ut_scan_fit_device(const struct ut_engine *eng,
+		       const struct ut_scan_device *d, struct ut_scan_opts *o);
 
 /* A scan in key order from `from` with read-ahead; fn as for ut_scan.
  * Writers may run meanwhile: the scan holds no latch between leaves. */
