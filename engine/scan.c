@@ -40,6 +40,7 @@ struct scan_ra {
 	uint32_t *sorted;
 	uint32_t last_page;
 	unsigned run;
+	int early; /* two windows fit: the next goes in flight at once */
 	int err;
 };
 
@@ -90,9 +91,10 @@ static void inflight_done(struct scan_ra *ra)
 	ra->ready_end = ra->inflight_end;
 }
 
-/* Logical: the window of leaves about to be read is ready, and from half
- * way through it the next window is in flight; at most a window and a
- * half of read-ahead leaves are in the pool.  A leaf in an in-flight
+/* Logical: the window of leaves about to be read is ready, and the next
+ * window is in flight -- from half way through this one when two would
+ * not fit in the pool's half, so at most a window and a half of
+ * read-ahead leaves are in the pool.  A leaf in an in-flight
  * window is never touched before it is finished: its frame is X-latched
  * by this thread.  Each page is once in the list, so the leaf's index
  * says whether it is. */
@@ -113,7 +115,8 @@ static int logical_hook(struct scan_ra *ra, uint32_t next)
 			ut_prefetch_finish(&ra->eng->pool, &ra->pf);
 	}
 	if (!ra->pf.active && ra->ready_end < n &&
-	    ra->pos >= ra->ready_start + (ra->ready_end - ra->ready_start) / 2) {
+	    (ra->early ||
+	     ra->pos >= ra->ready_start + (ra->ready_end - ra->ready_start) / 2)) {
 		if (ra->o->sleep_ms)
 			pause_ms(ra->o->sleep_ms);
 		ra->next_start = ra->ready_end;
@@ -231,6 +234,7 @@ int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void 
 	if (!ring)
 		return -ENOMEM;
 	opts.batch = scan_batch(eng, o);
+	ra.early = 2 * opts.batch <= ut_scan_window_max(eng);
 	if (!opts.merge_pages)
 		opts.merge_pages = 16;
 	memset(st, 0, sizeof(*st));

@@ -17,7 +17,7 @@
 
 static const char dump_help[] =
 	"usage: untorn dump DIR [--format tsv|jsonl] [--lra-size SIZE] [--lra-sleep MS]\n"
-	"                   [--pool SIZE] [--wait S]\n"
+	"                   [--device-iops N --device-mbps N] [--pool SIZE] [--wait S]\n"
 	"\n"
 	"Writes every row in key order to stdout, read through logical\n"
 	"read-ahead: tsv (default) is KEY, a tab and the value in hex, a row a\n"
@@ -25,8 +25,9 @@ static const char dump_help[] =
 	"DIR2 --from FILE` restores either into a store.  On a terminal, stderr\n"
 	"shows the rows, MB/s and the time left (from how far through the key\n"
 	"range the scan is).  --lra-size and --lra-sleep: the read-ahead window\n"
-	"and the pause between batches, as for `untorn bench scan` (default 128\n"
-	"leaves, no pause).  exit status: 0, or 2 on an error (a damaged tree, a\n"
+	"and the pause between windows, and --device-iops/--device-mbps: the\n"
+	"disk's figures, to merge reads as the bound does, as for `untorn bench\n"
+	"scan` (default 64 leaves, no pause, exact merges).  exit status: 0, or 2 on an error (a damaged tree, a\n"
 	"full disk).\n"
 	"\n" CLI_WAIT_HELP;
 
@@ -121,13 +122,15 @@ int cmd_dump(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "lra-size", required_argument, NULL, 'L' },
 		{ "lra-sleep", required_argument, NULL, 'S' },
+		{ "device-iops", required_argument, NULL, 'I' },
+		{ "device-mbps", required_argument, NULL, 'M' },
 		{ "pool", required_argument, NULL, 'p' },
 		CLI_OPT_WAIT,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *lra_arg = NULL, *pool_arg = NULL;
-	uint64_t lra_size = 0, v;
+	uint64_t lra_size = 0, iops = 0, mbps = 0, v;
 	struct ut_scan_opts so = { .readahead = UT_RA_LOGICAL,
 				   .batch = 64,
 				   .merge_pages = 16 };
@@ -157,6 +160,16 @@ int cmd_dump(int argc, char **argv)
 				return EXIT_ERROR;
 			so.sleep_ms = v;
 			break;
+		case 'I':
+			if (cli_parse_num("dump", "--device-iops", optarg, 1,
+					  100000000, &iops))
+				return EXIT_ERROR;
+			break;
+		case 'M':
+			if (cli_parse_num("dump", "--device-mbps", optarg, 1,
+					  1000000, &mbps))
+				return EXIT_ERROR;
+			break;
 		case 'p':
 			if (cli_parse_num("dump", "--pool", optarg, 1 << 20,
 					  1ull << 40, &eo.pool_bytes))
@@ -179,10 +192,17 @@ int cmd_dump(int argc, char **argv)
 	if (lra_arg &&
 	    cli_check_window("dump", lra_arg, lra_size, pool_arg, eo.pool_bytes))
 		return EXIT_ERROR;
+	if (!iops != !mbps)
+		return cli_usage_fail("dump", "merging by the device's figures needs both --device-iops and --device-mbps");
 	if (cli_engine_open(argv[optind], &eo, &eng))
 		return EXIT_ERROR;
 	if (lra_arg)
 		so.window_pages = lra_size / ut_engine_page_size(eng);
+	if (iops) {
+		struct ut_scan_device dev = { (double)iops, (double)mbps };
+
+		ut_scan_fit_device(eng, &dev, &so);
+	}
 	cli_progress_start(&d.prog, "rows", 0);
 	if (d.prog.on) /* the estimate's probes cost a few reads: only for it */
 		key_range(eng, &d.first, &d.last);
