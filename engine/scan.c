@@ -206,7 +206,7 @@ int ut_scan_fit_device(const struct ut_engine *eng,
 	 * less than a positioning */
 	gap = cost.position_s / cost.page_s;
 	o->gap_pages = gap < UT_SCAN_MERGE_MAX ? (unsigned)gap : UT_SCAN_MERGE_MAX;
-	o->merge_pages = o->gap_pages ? UT_SCAN_MERGE_MAX : o->merge_pages;
+	o->merge_pages = UT_SCAN_MERGE_MAX;
 	return 0;
 }
 

@@ -12,7 +12,7 @@ UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-engine-cli-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 31
+ktap_plan 32
 
 S=$scratch/s
 "$UNTORN" init "$S" >/dev/null
@@ -60,7 +60,7 @@ assert d["window_pages"] == 64 and d["batch"] == 64 and d["lra_size"] == 1 << 20
 assert d["lra_sleep_ms"] == 1 and d["rows"] >= 20000, d
 b = d["bound"]
 # merged as the bound does: holes shorter than a positioning read through
-assert d["gap_pages"] == int(b["position_ms"] / b["page_ms"]) == 29 and d["merge_pages"] == 256, d
+assert d["gap_pages"] == int(b["position_ms"] / b["page_ms"]) == 29 and d["merge_pages"] == 1024, d
 assert b["device_iops"] == 200 and b["device_mbps"] == 100 and b["seconds"] > 0, b
 # a page at 100 MB/s, and the rest of a 5 ms random read positioning
 assert abs(b["page_ms"] - 0.16384) < 1e-6 and abs(b["position_ms"] - (5 - 0.16384)) < 1e-6, b
@@ -70,6 +70,12 @@ w = d["writers"]
 assert w["threads"] == 2 and w["transactions"] > 0 and w["tps"] > 0, w
 PY
 ok $? "bench scan --lra-size --lra-sleep --device-iops/mbps --writers: window, bound, writers' TPS; the store verifies"
+"$UNTORN" bench scan "$scratch/split" --lra-size 1M --device-iops 200 --device-mbps 100 --gap-pages 3 \
+	--merge-pages 32 --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["gap_pages"] == 3 and d["merge_pages"] == 32 and d["fraction_of_bound"] > 0, d'
+ok $? "bench scan --gap-pages/--merge-pages given: kept, not fitted to the device"
 sum0=$(cat "$scratch/split"/* | md5sum)
 fails=0
 for args in "--lra-size 200M" "--lra-size 9M --pool 16M" "--lra-size 1M --readahead linear" \

@@ -47,7 +47,7 @@ static const char scan_help[] =
 	"a positioning per run, every page at the sequential rate -- and the\n"
 	"scan's fraction_of_bound (bound / time); logical read-ahead then merges\n"
 	"as the bound does (reads through holes shorter than a positioning, reads\n"
-	"of up to 256 pages) unless --gap-pages or --merge-pages say otherwise.\n"
+	"of up to 1024 pages) unless --gap-pages or --merge-pages say otherwise.\n"
 	"--writers T: T threads commit row writes while the scan runs (three in\n"
 	"four update a key the store holds, the rest insert above the largest),\n"
 	"one commit each; prints their transactions a second.\n"
@@ -255,13 +255,15 @@ static int scan_parse(int argc, char **argv, struct scan_run *r,
 			break;
 		case 'm':
 			bad = cli_parse_num("bench scan", "--merge-pages",
-					    optarg, 1, 256, &v);
+					    optarg, 1, UT_SCAN_MERGE_MAX, &v);
 			r->so.merge_pages = v;
+			a->merge_given = 1;
 			break;
 		case 'g':
 			bad = cli_parse_num("bench scan", "--gap-pages", optarg,
-					    0, 256, &v);
+					    0, UT_SCAN_MERGE_MAX, &v);
 			r->so.gap_pages = v;
+			a->merge_given = 1;
 			break;
 		case 'I':
 			bad = cli_parse_num("bench scan", "--device-iops",

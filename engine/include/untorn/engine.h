@@ -181,7 +181,7 @@ struct ut_scan_bound {
 int ut_engine_scan_bound(struct ut_engine *eng, unsigned window_pages,
 			 const struct ut_scan_device *d, struct ut_scan_bound *b);
 
-#define UT_SCAN_MERGE_MAX 256 /* pages in one merged read, at most */
+#define UT_SCAN_MERGE_MAX 1024 /* pages in one merged read, at most */
 
 /* Fits logical read-ahead's merging to a device as the bound does: holes
  * read through where that costs less than a positioning (gap_pages), reads
