@@ -15,8 +15,16 @@
 #include "mtr/recover.h"
 #include "base/probes.h"
 
-#define RECOVER_BATCH 64
-#define RECOVER_MERGE 16 /* adjacent pages read with one request */
+/* Pages read in one sorted batch, at most (and a quarter of the pool): on
+ * a disk, the more a batch holds, the shorter the sweep over the file
+ * for each page; a hole of up to RECOVER_GAP pages between two of them
+ * is read through, cheaper on a disk than another positioning (and a
+ * little bandwidth on an SSD).  Measured on the HDD model after a crash
+ * leaving 3875 pages: batches of 64 exact merges 9.4 s, of 512 with
+ * 16-page holes read through 6.3 s, one page at a time 18.7 s. */
+#define RECOVER_BATCH 512
+#define RECOVER_MERGE 256 /* pages read with one request, at most */
+#define RECOVER_GAP 16
 
 struct rec_ref {
 	uint32_t page_no;
@@ -151,8 +159,8 @@ static int read_batch(const struct ut_recovery_ctx *rc, struct ut_prefetch *pf,
 	unsigned j;
 	int ret;
 
-	ret = ut_prefetch_start(rc->pool, pf, pages, n, RECOVER_MERGE, 0,
-				UT_UNPACK_TOLERATE_TORN);
+	ret = ut_prefetch_start(rc->pool, pf, pages, n, RECOVER_MERGE,
+				RECOVER_GAP, UT_UNPACK_TOLERATE_TORN);
 	/* a page the batch could not read is dropped from the pool: the
 	 * read below tries it again and reports why */
 	ut_prefetch_finish(rc->pool, pf);
@@ -180,11 +188,20 @@ static int apply_error(const struct ut_recovery_ctx *rc, uint32_t page_no,
 	return 0;
 }
 
+/* A batch holds its pages X-latched until they are applied: a quarter of
+ * the pool at most. */
+static unsigned recover_batch(const struct ut_recovery_ctx *rc)
+{
+	unsigned most = rc->pool->n_frames / 4;
+
+	return most < 1 ? 1 : most < RECOVER_BATCH ? most : RECOVER_BATCH;
+}
+
 static int apply_all(const struct ut_recovery_ctx *rc, const struct ut_redo_scan *scan,
 		     const struct rec_ref *refs, size_t n_refs,
 		     struct ut_recovery_report *rep, struct ut_err *err)
 {
-	unsigned batch = rc->sync_reads ? 1 : RECOVER_BATCH;
+	unsigned batch = rc->sync_reads ? 1 : recover_batch(rc);
 	const struct ut_ring_stats *rs = ut_ring_stats(ut_ring_thread());
 	uint64_t submits0, sqes0;
 	uint32_t pages[RECOVER_BATCH];
@@ -194,7 +211,7 @@ static int apply_all(const struct ut_recovery_ctx *rc, const struct ut_redo_scan
 	struct ut_prefetch pf;
 	unsigned n, j;
 
-	ret = ut_prefetch_init(&pf, RECOVER_BATCH, RECOVER_BATCH,
+	ret = ut_prefetch_init(&pf, RECOVER_BATCH, RECOVER_BATCH * 2,
 			       rc->pool->geom.page_size);
 	if (ret)
 		return ut_err_set(err, ret, "out of memory for recovery reads");
