@@ -4,8 +4,9 @@
 # demo_test.sh - `make demo`'s script (scripts/demo) in its plain
 # directory mode, the one a user without root gets: a fragmented store,
 # bench write with the doublewrite guard, a cold scan per read-ahead
-# policy (and logical with holes read through), all in demo.json with what was skipped and why; it refuses a
-# directory it did not make.  (CI runs the full demo as root: make demo.)
+# policy on each of the three layouts with the bound from fio's figures,
+# all in demo.json with what was skipped and why; it refuses a directory
+# it did not make.  (CI runs the full demo as root: make demo.)
 set -u
 
 top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -21,18 +22,22 @@ python3 - "$scratch/demo/results/demo.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["mode"] == "plain", d["mode"]
-assert sorted(s["policy"] for s in d["scans"]) == ["linear", "logical", "logical-gap", "none"]
-gap = [s for s in d["scans"] if s["policy"] == "logical-gap"][0]
-assert gap["readahead"] == "logical" and gap["batch"] == 256 and gap["gap_pages"] == 8
+assert sorted((s["layout"], s["policy"]) for s in d["scans"]) == sorted(
+    (l, p) for l in ("sequential", "random", "split") for p in ("none", "linear", "logical"))
+lg = [s for s in d["scans"] if s["policy"] == "logical"]
+# a 2 MiB window of 16 KiB leaves, merged by fio's figures, the bound printed
+assert all(s["window_pages"] == 128 and s["merge_pages"] == 1024 and 0 < s["fraction_of_bound"] for s in lg), lg
+frag = {s["layout"]: s["tree"]["fragmentation"] for s in lg}
+assert frag["sequential"] < 0.05 < frag["split"] < frag["random"], frag
 assert all(s["rows"] == 20000 and s["cold"] for s in d["scans"]), [s["rows"] for s in d["scans"]]
 assert [w["guard"] for w in d["writes"]] == ["doublewrite"] and d["writes"][0]["tps"] > 0
 assert any("journal" in s for s in d["skipped"]) and any("HDD" in s for s in d["skipped"])
 PY
 py=$?
 [ $rc -eq 0 ] && [ $py -eq 0 ]
-ok $? "demo --plain: doublewrite bench write and four cold scans of 20000 rows in demo.json"
+ok $? "demo --plain: doublewrite bench write and cold scans of three layouts of 20000 rows, with the bound, in demo.json"
 
-grep -q '^device  *policy' "$scratch/log" && grep -q '^plain  *logical ' "$scratch/log" &&
+grep -q '^device  *layout' "$scratch/log" && grep -q '^plain  *split ' "$scratch/log" &&
 	grep -q '^skipped: journal, atomic and none guards' "$scratch/log" &&
 	[ "$(grep -c '^\[ *[0-9]*s\]' "$scratch/log")" -ge 3 ]
 ok $? "demo prints a progress line per step, the comparison tables and what it skipped"
