@@ -3,7 +3,8 @@
  * scan_test.c - scans with read-ahead: each policy returns exactly the
  * keys of a reference scan, in order, on trees of every load layout
  * (random inserts, sequential, and split: Facebook's (user, object)
- * appends) at 4 KiB and 16 KiB pages; logical
+ * appends) at 4 KiB and 16 KiB pages, logical read-ahead also with a
+ * window and merging fitted to a disk's figures; logical
  * read-ahead reads a batch per submit; an injected EIO in the middle of a
  * batch gives an error and leaves the pool consistent; a hot set stays
  * resident through a full scan of a tree larger than the pool.
@@ -83,19 +84,17 @@ static struct ut_engine *open_store(const char *name, uint32_t ps,
 
 static unsigned gap_pages; /* holes read through by logical read-ahead */
 
-static int same_as_reference(struct ut_engine *eng, enum ut_readahead ra,
-			     uint64_t from, struct ut_scan_stats *st)
+/* A cold scan from `from` with so returns the reference's keys from there. */
+static int same_with(struct ut_engine *eng, const struct ut_scan_opts *so,
+		     uint64_t from, struct ut_scan_stats *st)
 {
-	struct ut_scan_opts so = {
-		.readahead = ra, .batch = 32, .merge_pages = 8, .gap_pages = gap_pages
-	};
 	struct collect c = { 0 };
 	double resident;
 	size_t i, first = 0;
 	int ok;
 
 	ut_engine_drop_caches(eng, &resident);
-	if (ut_scan_readahead(eng, from, collect_fn, &c, &so, st))
+	if (ut_scan_readahead(eng, from, collect_fn, &c, so, st))
 		return 0;
 	while (first < n_ref && ref[first] < from)
 		first++;
@@ -104,6 +103,30 @@ static int same_as_reference(struct ut_engine *eng, enum ut_readahead ra,
 		ok = c.keys[i] == ref[first + i];
 	free(c.keys);
 	return ok;
+}
+
+static int same_as_reference(struct ut_engine *eng, enum ut_readahead ra,
+			     uint64_t from, struct ut_scan_stats *st)
+{
+	struct ut_scan_opts so = {
+		.readahead = ra, .batch = 32, .merge_pages = 8, .gap_pages = gap_pages
+	};
+
+	return same_with(eng, &so, from, st);
+}
+
+/* Logical read-ahead as bench scan runs it on a disk: a window of a
+ * quarter of the pool, merged by a disk's figures (holes of ~20 pages
+ * read through, reads of up to 1024 pages). */
+static int windowed_as_reference(struct ut_engine *eng, uint64_t from)
+{
+	struct ut_scan_device disk = { 400, 160 };
+	struct ut_scan_opts so = { .readahead = UT_RA_LOGICAL };
+	struct ut_scan_stats st;
+
+	so.window_pages = ut_scan_window_max(eng) / 2;
+	return !ut_scan_fit_device(eng, &disk, &so) && so.gap_pages > 10 &&
+	       same_with(eng, &so, from, &st) && st.batch == so.window_pages;
 }
 
 /* The plain scan's keys: the reference every policy must return. */
@@ -130,6 +153,8 @@ static int policies_agree(const char *name, uint32_t ps, enum layout_kind layout
 	for (ra = UT_RA_NONE; ra <= UT_RA_LOGICAL && ok; ra++)
 		ok = same_as_reference(eng, ra, 0, &st) &&
 		     same_as_reference(eng, ra, 3 * 12345, &st);
+	ok = ok && windowed_as_reference(eng, 0) &&
+	     windowed_as_reference(eng, 3 * 12345);
 	free(ref);
 	ut_engine_close(eng, &err);
 	return ok;
