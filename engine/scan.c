@@ -41,6 +41,8 @@ struct scan_ra {
 	uint32_t last_page;
 	unsigned run;
 	int early; /* two windows fit: the next goes in flight at once */
+	int queued; /* the window [next_start, inflight_end) is in flight
+		     * or read, and not yet the ready one */
 	int err;
 };
 
@@ -65,9 +67,11 @@ static int submit_sorted(struct scan_ra *ra, const uint32_t *pages, size_t n)
  * since: a leaf not in it (a split's new half) leaves the position. */
 static int leaf_index(const struct scan_ra *ra, uint32_t page, size_t *at)
 {
-	size_t i;
+	/* the scan moves a leaf at a time: a listed leaf is close ahead,
+	 * and a split's new half is not looked for to the end each time */
+	size_t i, end = ra->pos + 2 * (size_t)ra->o->batch + 2;
 
-	for (i = ra->pos; i < ra->n_leaves; i++)
+	for (i = ra->pos; i < ra->n_leaves && i < end; i++)
 		if (ra->leaves[i] == page) {
 			*at = i;
 			return 1;
@@ -89,6 +93,7 @@ static void inflight_done(struct scan_ra *ra)
 	ut_prefetch_finish(&ra->eng->pool, &ra->pf);
 	ra->ready_start = ra->next_start;
 	ra->ready_end = ra->inflight_end;
+	ra->queued = 0;
 }
 
 /* Logical: the window of leaves about to be read is ready, and the next
@@ -104,23 +109,24 @@ static int logical_hook(struct scan_ra *ra, uint32_t next)
 
 	if (!leaf_index(ra, next, &ra->pos))
 		return 0;
-	if (ra->pf.active && ra->pos >= ra->next_start)
+	if (ra->queued && ra->pos >= ra->next_start)
 		inflight_done(ra);
 	if (ra->pos >= ra->ready_end) {
 		/* not read ahead (the first window, or the scan jumped): read
 		 * the window starting here and wait for it */
 		ra->ready_start = ra->pos;
 		ra->ready_end = ra->pos + b < n ? ra->pos + b : n;
-		if (!submit_sorted(ra, ra->leaves + ra->pos, ra->ready_end - ra->pos))
-			ut_prefetch_finish(&ra->eng->pool, &ra->pf);
+		submit_sorted(ra, ra->leaves + ra->pos, ra->ready_end - ra->pos);
+		ut_prefetch_finish(&ra->eng->pool, &ra->pf);
 	}
-	if (!ra->pf.active && ra->ready_end < n &&
+	if (!ra->queued && ra->ready_end < n &&
 	    (ra->early ||
 	     ra->pos >= ra->ready_start + (ra->ready_end - ra->ready_start) / 2)) {
 		if (ra->o->sleep_ms)
 			pause_ms(ra->o->sleep_ms);
 		ra->next_start = ra->ready_end;
 		ra->inflight_end = ra->next_start + b < n ? ra->next_start + b : n;
+		ra->queued = 1;
 		if (submit_sorted(ra, ra->leaves + ra->next_start,
 				  ra->inflight_end - ra->next_start))
 			ut_prefetch_finish(&ra->eng->pool, &ra->pf);
@@ -160,13 +166,14 @@ static int ra_next_leaf(uint32_t next, void *user)
 }
 
 /* A split waits for the tree latch, and may wait for a frame this scan
- * has in flight: finish the batch first. */
+ * has in flight: finish the reads first.  The window stays queued: it
+ * becomes the ready one when the scan gets there, not before, or each
+ * wait would start yet another window. */
 static void ra_before_wait(void *user)
 {
 	struct scan_ra *ra = user;
 
-	if (ra->pf.active)
-		inflight_done(ra);
+	ut_prefetch_finish(&ra->eng->pool, &ra->pf);
 }
 
 unsigned ut_scan_window_max(const struct ut_engine *eng)

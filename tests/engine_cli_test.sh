@@ -79,7 +79,8 @@ ok $? "bench scan --gap-pages/--merge-pages given: kept, not fitted to the devic
 sum0=$(cat "$scratch/split"/* | md5sum)
 fails=0
 for args in "--lra-size 200M" "--lra-size 9M --pool 16M" "--lra-size 1M --readahead linear" \
-	"--lra-sleep 5 --readahead none" "--lra-size 1M --batch 8" "--device-iops 100" "--writers 65"; do
+	"--lra-sleep 5 --readahead none" "--lra-size 1M --batch 8" "--device-iops 100" "--writers 65" \
+	"--lra-size 8K"; do
 	"$UNTORN" bench scan "$scratch/split" $args >/dev/null 2>"$scratch/err"
 	rc=$?
 	if [ $rc -ne 2 ] || [ "$(wc -l <"$scratch/err")" -ne 1 ]; then

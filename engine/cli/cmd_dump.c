@@ -196,8 +196,16 @@ int cmd_dump(int argc, char **argv)
 		return cli_usage_fail("dump", "merging by the device's figures needs both --device-iops and --device-mbps");
 	if (cli_engine_open(argv[optind], &eo, &eng))
 		return EXIT_ERROR;
-	if (lra_arg)
-		so.window_pages = lra_size / ut_engine_page_size(eng);
+	if (lra_arg) {
+		uint32_t ps = ut_engine_page_size(eng);
+
+		so.window_pages = lra_size / ps;
+		if (!so.window_pages) {
+			cli_engine_close(eng);
+			return cli_usage_fail("dump", "--lra-size %s is less than one of this store's %u-byte pages",
+					      lra_arg, ps);
+		}
+	}
 	if (iops) {
 		struct ut_scan_device dev = { (double)iops, (double)mbps };
 

@@ -373,8 +373,17 @@ int cmd_bench_scan(int argc, char **argv)
 		return EXIT_ERROR;
 	if (cli_engine_open(r.dir, &eo, &eng))
 		return EXIT_ERROR;
-	if (a.lra_given)
-		r.so.window_pages = a.lra_size / ut_engine_page_size(eng);
+	if (a.lra_given) {
+		uint32_t ps = ut_engine_page_size(eng);
+
+		r.so.window_pages = a.lra_size / ps;
+		if (!r.so.window_pages) {
+			cli_engine_close(eng);
+			return cli_usage_fail("bench scan",
+					      "--lra-size %s is less than one of this store's %u-byte pages",
+					      a.lra_arg, ps);
+		}
+	}
 	r.window = ut_scan_window(eng, &r.so);
 	r.writers = a.writers;
 	r.dev.iops = a.iops;

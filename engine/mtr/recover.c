@@ -211,8 +211,9 @@ static int apply_all(const struct ut_recovery_ctx *rc, const struct ut_redo_scan
 	struct ut_prefetch pf;
 	unsigned n, j;
 
-	ret = ut_prefetch_init(&pf, RECOVER_BATCH, RECOVER_BATCH * 2,
-			       rc->pool->geom.page_size);
+	/* staging for a batch and the holes between its pages, sized by
+	 * the batch this pool allows */
+	ret = ut_prefetch_init(&pf, batch, batch * 2, rc->pool->geom.page_size);
 	if (ret)
 		return ut_err_set(err, ret, "out of memory for recovery reads");
 	while (i < n_refs && !ret) {
