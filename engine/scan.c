@@ -7,10 +7,11 @@
  * submitted together and consumed while the next batch is in flight),
  * a window of leaves (innodb_lra_size) sorted and read at once, the next
  * in flight from half way through it, a pause between windows
- * (innodb_lra_sleep), merging fitted to a device's figures, the cold start a scan benchmark begins with (ut_engine_drop_caches:
- * every page written, the pool and the page cache emptied), and the
- * tree's shape a scan meets (ut_engine_tree_shape: its fragmentation)
- * and the least time a device could read it in (ut_engine_scan_bound).
+ * (innodb_lra_sleep), merging fitted to a device's figures, the cold
+ * start a scan benchmark begins with (ut_engine_drop_caches: every page
+ * written, the pool and the page cache emptied), the tree's shape a scan
+ * meets (ut_engine_tree_shape: its fragmentation) and the least time a
+ * device could read it in (ut_engine_scan_bound).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -203,7 +204,7 @@ int ut_scan_fit_device(const struct ut_engine *eng,
 		       const struct ut_scan_device *d, struct ut_scan_opts *o)
 {
 	struct ut_read_cost cost;
-	double gap;
+	uint64_t gap;
 	int ret;
 
 	ret = ut_read_cost_of(d->iops, d->mbps, eng->geom.page_size, &cost);
@@ -211,7 +212,7 @@ int ut_scan_fit_device(const struct ut_engine *eng,
 		return ret;
 	/* the bound's rule: a hole is read through when its transfer costs
 	 * less than a positioning */
-	gap = cost.position_s / cost.page_s;
+	gap = ut_read_through_max(&cost);
 	o->gap_pages = gap < UT_SCAN_MERGE_MAX ? (unsigned)gap : UT_SCAN_MERGE_MAX;
 	o->merge_pages = UT_SCAN_MERGE_MAX;
 	return 0;

@@ -26,6 +26,19 @@ int ut_read_cost_of(double iops, double mbps, uint32_t page_size,
 	return 0;
 }
 
+uint64_t ut_read_through_max(const struct ut_read_cost *c)
+{
+	double most = c->page_s > 0 ? c->position_s / c->page_s : 0;
+	uint64_t h = most < UINT32_MAX ? (uint64_t)most : UINT32_MAX;
+
+	/* the exact test, whatever the division rounded to */
+	while (h && h * c->page_s >= c->position_s)
+		h--;
+	while (h < UINT32_MAX && (h + 1) * c->page_s < c->position_s)
+		h++;
+	return h;
+}
+
 static int cmp_page(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -33,9 +46,9 @@ static int cmp_page(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* One window's sweep: pages sorted in place. */
-static void sweep(uint32_t *pages, size_t n, const struct ut_read_cost *c,
-		  struct ut_leaf_bound *b)
+/* One window's sweep: pages sorted in place; holes of up to `through`
+ * pages are read through. */
+static void sweep(uint32_t *pages, size_t n, uint64_t through, struct ut_leaf_bound *b)
 {
 	uint64_t hole;
 	size_t i;
@@ -46,7 +59,7 @@ static void sweep(uint32_t *pages, size_t n, const struct ut_read_cost *c,
 		if (pages[i] <= pages[i - 1] + 1)
 			continue;
 		hole = pages[i] - pages[i - 1] - 1;
-		if (hole * c->page_s < c->position_s)
+		if (hole <= through)
 			b->hole_pages += hole;
 		else
 			b->runs++;
@@ -56,6 +69,7 @@ static void sweep(uint32_t *pages, size_t n, const struct ut_read_cost *c,
 int ut_leaf_bound_of(const uint32_t *leaves, size_t n, size_t window,
 		     const struct ut_read_cost *c, struct ut_leaf_bound *b)
 {
+	uint64_t through = ut_read_through_max(c);
 	uint32_t *pages;
 	size_t at, len;
 
@@ -71,7 +85,7 @@ int ut_leaf_bound_of(const uint32_t *leaves, size_t n, size_t window,
 	for (at = 0; at < n; at += len) {
 		len = n - at < window ? n - at : window;
 		memcpy(pages, leaves + at, len * sizeof(*pages));
-		sweep(pages, len, c, b);
+		sweep(pages, len, through, b);
 		b->windows++;
 	}
 	free(pages);

@@ -31,6 +31,10 @@ struct ut_leaf_bound {
 int ut_read_cost_of(double iops, double mbps, uint32_t page_size,
 		    struct ut_read_cost *c);
 
+/* The longest hole, in pages, cheaper to read through than to position
+ * over: the rule the bound sweeps by, and logical read-ahead merges by. */
+uint64_t ut_read_through_max(const struct ut_read_cost *c);
+
 /* The bound for leaves[0..n) (page numbers in key order) in windows of
  * `window` leaves; -ENOMEM, or -EINVAL for a window of 0. */
 int ut_leaf_bound_of(const uint32_t *leaves, size_t n, size_t window,
