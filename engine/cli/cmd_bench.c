@@ -100,14 +100,6 @@ struct worker {
 	uint64_t inserts;
 };
 
-static uint64_t rng_next(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 static int lat_push(struct worker *w, uint64_t ns)
 {
 	uint32_t *grown;
@@ -129,8 +121,8 @@ static uint64_t next_key(struct worker *w)
 	struct bench *b = w->b;
 	uint64_t slice = b->rows / b->threads;
 
-	if (slice && rng_next(&w->rng) % 100 < b->update_pct)
-		return (rng_next(&w->rng) % slice) * b->threads + w->id;
+	if (slice && row_rng(&w->rng) % 100 < b->update_pct)
+		return (row_rng(&w->rng) % slice) * b->threads + w->id;
 	return b->rows + (w->inserts++) * b->threads + w->id;
 }
 

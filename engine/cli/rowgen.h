@@ -48,6 +48,16 @@ static inline void row_value(unsigned char *buf, uint32_t len, uint64_t key,
 	memcpy(buf + len - 4, &crc, 4);
 }
 
+/* xorshift64: the benchmarks' random keys (a state of its own per thread,
+ * never 0) */
+static inline uint64_t row_rng(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
 /* 0 when buf is a whole value written for key; *version gets its version. */
 static inline int row_check(const unsigned char *buf, uint32_t len,
 			    uint64_t key, uint64_t *version)

@@ -54,14 +54,6 @@ int write_load_init(struct write_load *wl, struct ut_engine *eng,
 	return 0;
 }
 
-static uint64_t rng_next(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 static void *writer(void *arg)
 {
 	struct write_load *wl = arg;
@@ -73,8 +65,8 @@ static void *writer(void *arg)
 	int ret;
 
 	while (!atomic_load(&wl->stop)) {
-		if (wl->n_keys && rng_next(&rng) % 100 < UPDATE_PCT)
-			key = wl->keys[rng_next(&rng) % wl->n_keys];
+		if (wl->n_keys && row_rng(&rng) % 100 < UPDATE_PCT)
+			key = wl->keys[row_rng(&rng) % wl->n_keys];
 		else
 			key = atomic_fetch_add(&wl->next_new, 1);
 		row_value(val, wl->value_size, key, ++version, 0);
