@@ -49,11 +49,6 @@ int cli_parse_wait(const char *cmd, const char *arg);
 /* A count or size option in [min, max]; prints the usage error itself. */
 int cli_parse_num(const char *cmd, const char *what, const char *arg,
 		  uint64_t min, uint64_t max, uint64_t *out);
-/* --lra-size (as typed, and in bytes) against the pool --pool gave
- * (NULL: the default): refused, said, when the window would take more
- * than half of it. */
-int cli_check_window(const char *cmd, const char *lra_arg, uint64_t lra_size,
-		     const char *pool_arg, uint64_t pool_bytes);
 /* The one line of an engine error (falls back to strerror). */
 int cli_fail_err(const struct ut_err *err, int ret);
 /* Opens the engine, saying on stderr when it recovered from a crash. */

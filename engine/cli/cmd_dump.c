@@ -14,6 +14,7 @@
 #include <untorn/engine.h>
 #include "cli.h"
 #include "progress.h"
+#include "ra_opts.h"
 
 static const char dump_help[] =
 	"usage: untorn dump DIR [--format tsv|jsonl] [--lra-size SIZE] [--lra-sleep MS]\n"
@@ -119,18 +120,11 @@ static void key_range(struct ut_engine *eng, uint64_t *first, uint64_t *last)
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "lra-size", required_argument, NULL, 'L' },
-		{ "lra-sleep", required_argument, NULL, 'S' },
-		{ "device-iops", required_argument, NULL, 'I' },
-		{ "device-mbps", required_argument, NULL, 'M' },
-		{ "pool", required_argument, NULL, 'p' },
-		CLI_OPT_WAIT,
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
+		{ "format", required_argument, NULL, 'f' }, CLI_RA_OPTIONS,
+		{ "pool", required_argument, NULL, 'p' },   CLI_OPT_WAIT,
+		{ "help", no_argument, NULL, 'h' },	    { 0 }
 	};
-	const char *lra_arg = NULL, *pool_arg = NULL;
-	uint64_t lra_size = 0, iops = 0, mbps = 0, v;
+	struct cli_ra ra = { .cmd = "dump" };
 	struct ut_scan_opts so = { .readahead = UT_RA_LOGICAL,
 				   .batch = 64,
 				   .merge_pages = 16 };
@@ -150,31 +144,17 @@ int cmd_dump(int argc, char **argv)
 			d.jsonl = !strcmp(optarg, "jsonl");
 			break;
 		case 'L':
-			if (cli_parse_num("dump", "--lra-size", optarg, 4096,
-					  1ull << 40, &lra_size))
-				return EXIT_ERROR;
-			lra_arg = optarg;
-			break;
 		case 'S':
-			if (cli_parse_num("dump", "--lra-sleep", optarg, 0, 60000, &v))
-				return EXIT_ERROR;
-			so.sleep_ms = v;
-			break;
 		case 'I':
-			if (cli_parse_num("dump", "--device-iops", optarg, 1,
-					  100000000, &iops))
-				return EXIT_ERROR;
-			break;
 		case 'M':
-			if (cli_parse_num("dump", "--device-mbps", optarg, 1,
-					  1000000, &mbps))
+			if (cli_ra_option(&ra, c, optarg))
 				return EXIT_ERROR;
 			break;
 		case 'p':
 			if (cli_parse_num("dump", "--pool", optarg, 1 << 20,
 					  1ull << 40, &eo.pool_bytes))
 				return EXIT_ERROR;
-			pool_arg = optarg;
+			ra.pool_arg = optarg;
 			break;
 		case 'W':
 			if (cli_parse_wait("dump", optarg))
@@ -189,27 +169,13 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_usage_fail("dump", "give exactly one DIR");
-	if (lra_arg &&
-	    cli_check_window("dump", lra_arg, lra_size, pool_arg, eo.pool_bytes))
+	if (cli_ra_check(&ra, eo.pool_bytes))
 		return EXIT_ERROR;
-	if (!iops != !mbps)
-		return cli_usage_fail("dump", "merging by the device's figures needs both --device-iops and --device-mbps");
 	if (cli_engine_open(argv[optind], &eo, &eng))
 		return EXIT_ERROR;
-	if (lra_arg) {
-		uint32_t ps = ut_engine_page_size(eng);
-
-		so.window_pages = lra_size / ps;
-		if (!so.window_pages) {
-			cli_engine_close(eng);
-			return cli_usage_fail("dump", "--lra-size %s is less than one of this store's %u-byte pages",
-					      lra_arg, ps);
-		}
-	}
-	if (iops) {
-		struct ut_scan_device dev = { (double)iops, (double)mbps };
-
-		ut_scan_fit_device(eng, &dev, &so);
+	if (cli_ra_apply(&ra, eng, &so, 1)) {
+		cli_engine_close(eng);
+		return EXIT_ERROR;
 	}
 	cli_progress_start(&d.prog, "rows", 0);
 	if (d.prog.on) /* the estimate's probes cost a few reads: only for it */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <untorn/engine.h>
 #include "cli.h"
+#include "ra_opts.h"
 #include "write_load.h"
 
 static const char scan_help[] =
@@ -186,9 +187,9 @@ static void scan_print(const struct scan_run *r)
 
 /* Options as given, before the store is opened. */
 struct scan_args {
-	uint64_t lra_size, iops, mbps, writers;
-	const char *lra_arg, *pool_arg; /* as typed, for the messages */
-	int batch_given, lra_given, sleep_given, merge_given;
+	struct cli_ra ra; /* --lra-size, --lra-sleep, --device-* */
+	uint64_t writers;
+	int batch_given, merge_given;
 };
 
 static int scan_parse_ra(const char *arg, enum ut_readahead *ra)
@@ -213,12 +214,9 @@ static int scan_parse(int argc, char **argv, struct scan_run *r,
 	static const struct option opts[] = {
 		{ "readahead", required_argument, NULL, 'r' },
 		{ "batch", required_argument, NULL, 'b' },
-		{ "lra-size", required_argument, NULL, 'L' },
-		{ "lra-sleep", required_argument, NULL, 'S' },
+		CLI_RA_OPTIONS,
 		{ "merge-pages", required_argument, NULL, 'm' },
 		{ "gap-pages", required_argument, NULL, 'g' },
-		{ "device-iops", required_argument, NULL, 'I' },
-		{ "device-mbps", required_argument, NULL, 'M' },
 		{ "writers", required_argument, NULL, 'w' },
 		{ "cold", no_argument, NULL, 'c' },
 		{ "pool", required_argument, NULL, 'p' },
@@ -242,16 +240,10 @@ static int scan_parse(int argc, char **argv, struct scan_run *r,
 			a->batch_given = 1;
 			break;
 		case 'L':
-			bad = cli_parse_num("bench scan", "--lra-size", optarg,
-					    4096, 1ull << 40, &a->lra_size);
-			a->lra_arg = optarg;
-			a->lra_given = 1;
-			break;
 		case 'S':
-			bad = cli_parse_num("bench scan", "--lra-sleep", optarg,
-					    0, 60000, &v);
-			r->so.sleep_ms = v;
-			a->sleep_given = 1;
+		case 'I':
+		case 'M':
+			bad = cli_ra_option(&a->ra, c, optarg);
 			break;
 		case 'm':
 			bad = cli_parse_num("bench scan", "--merge-pages",
@@ -265,14 +257,6 @@ static int scan_parse(int argc, char **argv, struct scan_run *r,
 			r->so.gap_pages = v;
 			a->merge_given = 1;
 			break;
-		case 'I':
-			bad = cli_parse_num("bench scan", "--device-iops",
-					    optarg, 1, 100000000, &a->iops);
-			break;
-		case 'M':
-			bad = cli_parse_num("bench scan", "--device-mbps",
-					    optarg, 1, 1000000, &a->mbps);
-			break;
 		case 'w':
 			bad = cli_parse_num("bench scan", "--writers", optarg, 0,
 					    WRITE_LOAD_THREADS_MAX, &a->writers);
@@ -283,7 +267,7 @@ static int scan_parse(int argc, char **argv, struct scan_run *r,
 		case 'p':
 			bad = cli_parse_num("bench scan", "--pool", optarg,
 					    1 << 20, 1ull << 40, &eo->pool_bytes);
-			a->pool_arg = optarg;
+			a->ra.pool_arg = optarg;
 			break;
 		case 'j':
 			r->as_json = 1;
@@ -313,20 +297,14 @@ static int scan_parse(int argc, char **argv, struct scan_run *r,
 static int scan_check(const struct scan_run *r, const struct scan_args *a,
 		      const struct ut_engine_opts *eo)
 {
-	if ((a->lra_given || a->sleep_given) && r->so.readahead != UT_RA_LOGICAL)
+	if ((a->ra.lra_arg || a->ra.sleep_given) && r->so.readahead != UT_RA_LOGICAL)
 		return cli_usage_fail("bench scan",
 				      "--lra-size and --lra-sleep are logical read-ahead's; --readahead %s reads no window",
 				      ra_name(r->so.readahead));
-	if (a->lra_given && a->batch_given)
+	if (a->ra.lra_arg && a->batch_given)
 		return cli_usage_fail("bench scan",
 				      "give --lra-size (bytes read ahead) or --batch (leaves a batch), not both");
-	if (!a->iops != !a->mbps)
-		return cli_usage_fail("bench scan",
-				      "the bound needs both --device-iops and --device-mbps");
-	if (a->lra_given)
-		return cli_check_window("bench scan", a->lra_arg, a->lra_size,
-					a->pool_arg, eo->pool_bytes);
-	return 0;
+	return cli_ra_check(&a->ra, eo->pool_bytes);
 }
 
 /* The cold start, the writers and the scan; the writers stop with it. */
@@ -359,7 +337,7 @@ int cmd_bench_scan(int argc, char **argv)
 		.so = { .readahead = UT_RA_LOGICAL, .batch = 64, .merge_pages = 16 },
 		.resident = -1
 	};
-	struct scan_args a = { 0 };
+	struct scan_args a = { .ra = { .cmd = "bench scan" } };
 	struct ut_engine_opts eo;
 	struct write_load wl = { 0 };
 	struct ut_engine *eng;
@@ -373,25 +351,15 @@ int cmd_bench_scan(int argc, char **argv)
 		return EXIT_ERROR;
 	if (cli_engine_open(r.dir, &eo, &eng))
 		return EXIT_ERROR;
-	if (a.lra_given) {
-		uint32_t ps = ut_engine_page_size(eng);
-
-		r.so.window_pages = a.lra_size / ps;
-		if (!r.so.window_pages) {
-			cli_engine_close(eng);
-			return cli_usage_fail("bench scan",
-					      "--lra-size %s is less than one of this store's %u-byte pages",
-					      a.lra_arg, ps);
-		}
+	/* merge as the bound does, unless told how */
+	if (cli_ra_apply(&a.ra, eng, &r.so,
+			 !a.merge_given && r.so.readahead == UT_RA_LOGICAL)) {
+		cli_engine_close(eng);
+		return EXIT_ERROR;
 	}
 	r.window = ut_scan_window(eng, &r.so);
 	r.writers = a.writers;
-	r.dev.iops = a.iops;
-	r.dev.mbps = a.mbps;
-	r.have_bound = a.iops && a.mbps;
-	/* merge as the bound does, unless told how */
-	if (r.have_bound && !a.merge_given && r.so.readahead == UT_RA_LOGICAL)
-		ut_scan_fit_device(eng, &r.dev, &r.so);
+	r.have_bound = cli_ra_device(&a.ra, &r.dev);
 	/* before the cold start: the internal pages it reads are dropped */
 	ret = ut_engine_tree_shape(eng, &r.shape);
 	if (!ret && r.have_bound)

@@ -98,20 +98,6 @@ int cli_parse_num(const char *cmd, const char *what, const char *arg,
 	return 0;
 }
 
-int cli_check_window(const char *cmd, const char *lra_arg, uint64_t lra_size,
-		     const char *pool_arg, uint64_t pool_bytes)
-{
-	/* the smallest pool, in MiB, that takes the window */
-	uint64_t pool_mib = (2 * lra_size + (1 << 20) - 1) >> 20;
-
-	if (lra_size <= pool_bytes / 2)
-		return 0;
-	return cli_usage_fail(cmd, "--lra-size %s is %s the %s%s buffer pool (a window takes half of it at most: the next is read from half way through it, and the last quarter keeps the internal pages and the hot set); give --pool %lluM or more, or a smaller --lra-size",
-			      lra_arg, lra_size > pool_bytes ? "larger than" : "more than half of",
-			      pool_arg ? pool_arg : "128M", pool_arg ? "" : " (default)",
-			      (unsigned long long)pool_mib);
-}
-
 unsigned cli_wait_ms;
 
 int cli_parse_wait(const char *cmd, const char *arg)

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ra_opts.c - the read-ahead options of `bench scan` and `dump`
+ * (ra_opts.h).
+ */
+#include "cli.h"
+#include "ra_opts.h"
+
+int cli_ra_option(struct cli_ra *ra, int c, const char *arg)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'L':
+		ra->lra_arg = arg;
+		return cli_parse_num(ra->cmd, "--lra-size", arg, 4096,
+				     1ull << 40, &ra->lra_size) ?
+			       EXIT_ERROR :
+			       0;
+	case 'S':
+		if (cli_parse_num(ra->cmd, "--lra-sleep", arg, 0, 60000, &v))
+			return EXIT_ERROR;
+		ra->sleep_ms = v;
+		ra->sleep_given = 1;
+		return 0;
+	case 'I':
+		return cli_parse_num(ra->cmd, "--device-iops", arg, 1,
+				     100000000, &ra->iops) ?
+			       EXIT_ERROR :
+			       0;
+	default:
+		return cli_parse_num(ra->cmd, "--device-mbps", arg, 1, 1000000,
+				     &ra->mbps) ?
+			       EXIT_ERROR :
+			       0;
+	}
+}
+
+int cli_ra_check(const struct cli_ra *ra, uint64_t pool_bytes)
+{
+	/* the smallest pool, in MiB, that takes the window */
+	uint64_t pool_mib = (2 * ra->lra_size + (1 << 20) - 1) >> 20;
+
+	if (!ra->iops != !ra->mbps)
+		return cli_usage_fail(ra->cmd, "the device's figures go together: give both --device-iops and --device-mbps");
+	if (!ra->lra_arg || ra->lra_size <= pool_bytes / 2)
+		return 0;
+	return cli_usage_fail(ra->cmd, "--lra-size %s is %s the %s%s buffer pool (a window takes half of it at most: the next is read from half way through it, and the last quarter keeps the internal pages and the hot set); give --pool %lluM or more, or a smaller --lra-size",
+			      ra->lra_arg,
+			      ra->lra_size > pool_bytes ? "larger than" : "more than half of",
+			      ra->pool_arg ? ra->pool_arg : "128M",
+			      ra->pool_arg ? "" : " (default)",
+			      (unsigned long long)pool_mib);
+}
+
+int cli_ra_device(const struct cli_ra *ra, struct ut_scan_device *dev)
+{
+	dev->iops = (double)ra->iops;
+	dev->mbps = (double)ra->mbps;
+	return ra->iops && ra->mbps;
+}
+
+int cli_ra_apply(const struct cli_ra *ra, struct ut_engine *eng,
+		 struct ut_scan_opts *so, int fit)
+{
+	uint32_t ps = ut_engine_page_size(eng);
+	struct ut_scan_device dev;
+
+	if (ra->lra_arg) {
+		so->window_pages = ra->lra_size / ps;
+		if (!so->window_pages)
+			return cli_usage_fail(ra->cmd, "--lra-size %s is less than one of this store's %u-byte pages",
+					      ra->lra_arg, ps);
+	}
+	so->sleep_ms = ra->sleep_ms;
+	if (fit && cli_ra_device(ra, &dev))
+		ut_scan_fit_device(eng, &dev, so);
+	return 0;
+}
