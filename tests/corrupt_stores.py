@@ -22,6 +22,8 @@ USAGE: corrupt_stores.py UNTORN BASE_STORE OTHER_STORE ACKS WORKDIR N SEED
 Prints one line per kind and a JSON summary on the last line; exit 0 when
 no outcome is "other".
 """
+import collections
+import concurrent.futures
 import json
 import os
 import random
@@ -146,23 +148,46 @@ def judge(untorn, store, acks, limit):
     return "recovered", ""
 
 
+def judged(untorn, store, acks):
+    """judge(), then the copy goes"""
+    try:
+        return judge(untorn, store, acks, 60)
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
+
+
 def main():
     untorn, base, other, acks, work, n, seed = sys.argv[1:8]
     n, rng = int(n), random.Random(int(seed))
     kinds = ["random-bytes", "zero-block", "flip-bit", "truncate", "swap-pages", "foreign-file"]
     stats = {k: {"recovered": 0, "refused": 0, "reported": 0, "other": 0} for k in kinds}
     others = []
-    for i in range(n):
-        kind = kinds[i % len(kinds)]
-        store = os.path.join(work, "c")
-        shutil.rmtree(store, ignore_errors=True)
-        shutil.copytree(base, store)
-        what = corrupt(kind, store, other, rng)
-        outcome, detail = judge(untorn, store, acks, 60)
+    # the copies are damaged in order from one generator (the same SEED
+    # and N make the same damage again) and judged one per CPU at once;
+    # at most two per CPU wait on disk
+    workers = os.cpu_count() or 1
+    pending = collections.deque()
+
+    def collect():
+        i, kind, what, fut = pending.popleft()
+        outcome, detail = fut.result()
         stats[kind][outcome] += 1
-        if outcome == "other":	# the same SEED and N make the same damage again
+        if outcome == "other":
             others.append("%d %s (%s): %s" % (i, kind, what, detail))
-    shutil.rmtree(os.path.join(work, "c"), ignore_errors=True)
+
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        for i in range(n):
+            kind = kinds[i % len(kinds)]
+            store = os.path.join(work, "c%d" % i)
+            shutil.rmtree(store, ignore_errors=True)
+            shutil.copytree(base, store)
+            what = corrupt(kind, store, other, rng)
+            pending.append((i, kind, what, pool.submit(judged, untorn, store, acks)))
+            if len(pending) >= 2 * workers:
+                collect()
+        while pending:
+            collect()
+    others.sort(key=lambda o: int(o.split()[0]))
     for k in kinds:
         s = stats[k]
         print("%-13s recovered %4d  refused %4d  reported %3d  other %d" % (k, s["recovered"], s["refused"],
