@@ -216,9 +216,10 @@ check-layers:
 	dev/check-layers
 
 # installs what is missing first when root (as check does)
+DEMO_ARGS ?= # options for scripts/demo (CI: --rows 100000 --seconds 2)
 demo: $(if $(filter 0,$(shell id -u)),deps)
 	$(MAKE) all
-	UNTORN=$(abspath $(UNTORN)) UNTORN_HDD=$(abspath $(HDD)) scripts/demo
+	UNTORN=$(abspath $(UNTORN)) UNTORN_HDD=$(abspath $(HDD)) scripts/demo $(DEMO_ARGS)
 
 # the scripts users run, installed as PREFIX/bin/untorn-NAME
 USER_SCRIPTS := bench-matrix bt-plot crash-sim demo emulate-hdd fio-compare \
