@@ -12,7 +12,7 @@
 # start costs a minute of software emulation) skips the cases whose
 # kernel mechanism another case already covers: dblwr-wait and the
 # recovery probe (USDT, as untorn-latch) and scripts/profile (scripts
-# already attached one by one).
+# already attached one by one) and scripts/profile-overhead.
 set -u
 
 top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -31,7 +31,7 @@ cleanup() {
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
 . "$top/scripts/lib/bt.sh"
-ktap_plan 12
+ktap_plan 13
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest ebpf "needs root for bpftrace"
 command -v bpftrace >/dev/null || ktap_skip_rest ebpf "bpftrace not installed (apt-get install bpftrace)"
 command -v fio >/dev/null || ktap_skip_rest ebpf "fio not installed (apt-get install fio)"
@@ -196,6 +196,30 @@ if ! quick scripts/profile "the scripts attached one by one above"; then
 	[ $rc_all -ne 0 ] && { sed 's/^/# profile: /' "$scratch/profile.out" | tail -8
 		for f in "$scratch"/profile/*.txt; do echo "# $(basename "$f"): $(grep -c . "$f") lines"; done; }
 	ok $rc_all "scripts/profile: both scripts saved their histograms (exit $rc)"
+fi
+
+# -- scripts/profile-overhead --------------------------------------------
+# the BPF programs' run time per transaction, from the kernel's counters
+# (the sysctl kernel.bpf_stats_enabled on for the run, then as it was)
+if ! quick scripts/profile-overhead "the scripts attached one by one above"; then
+	stats_was=$(sysctl -n kernel.bpf_stats_enabled)
+	"$top/scripts/profile-overhead" --rounds 1 --seconds 1 --scripts io-latency,uring --dir "$scratch" \
+		--json "$scratch/overhead.json" >"$scratch/overhead.out" 2>&1
+	rc=$?
+	python3 - "$scratch/overhead.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+# every commit writes redo through io_uring to a block device: both
+# scripts' programs run at least once per transaction
+assert d["bpf_runs_per_transaction"] >= 1 and d["bpf_us_per_transaction"] > 0, d
+assert 0 < d["bpf_cpu_share"] < 1 and d["ratio"] > 0 and d["transactions"][0] > 0, d
+PY
+	py=$?
+	[ $rc -eq 0 ] && [ $py -eq 0 ] && grep -q '^BPF programs: .* us a transaction' "$scratch/overhead.out" &&
+		[ "$(sysctl -n kernel.bpf_stats_enabled)" = "$stats_was" ]
+	rc_all=$?
+	[ $rc_all -ne 0 ] && sed 's/^/# profile-overhead: /' "$scratch/overhead.out" | tail -6
+	ok $rc_all "profile-overhead: TPS ratio and the BPF programs' run time per transaction (exit $rc, stats sysctl back to $stats_was)"
 fi
 
 ktap_finish

@@ -61,3 +61,29 @@ bt_stop_pid() {
 	done
 	wait "$pid" 2>/dev/null
 }
+
+# bt_prog_runtime: "RUNS NS" summed over the BPF programs bpftrace
+# processes hold: each program's run_cnt and run_time_ns from its fd's
+# fdinfo, counted once per prog_id.  The kernel counts them only while
+# the sysctl kernel.bpf_stats_enabled is 1 (two clock reads per run).
+bt_prog_runtime() {
+	python3 - <<'PY'
+import glob, os
+seen, runs, ns = set(), 0, 0
+for comm in glob.glob("/proc/[0-9]*/comm"):
+    try:
+        if open(comm).read().strip() != "bpftrace":
+            continue
+        pid_dir = os.path.dirname(comm)
+        for fd in os.listdir(pid_dir + "/fdinfo"):
+            f = dict(l.split(":", 1) for l in open("%s/fdinfo/%s" % (pid_dir, fd)) if ":" in l)
+            pid = f.get("prog_id", "").strip()
+            if pid and pid not in seen and "run_time_ns" in f:
+                seen.add(pid)
+                runs += int(f["run_cnt"])
+                ns += int(f["run_time_ns"])
+    except OSError:	# a process or fd gone while read
+        continue
+print(runs, ns)
+PY
+}
