@@ -77,9 +77,9 @@ for comm in glob.glob("/proc/[0-9]*/comm"):
         pid_dir = os.path.dirname(comm)
         for fd in os.listdir(pid_dir + "/fdinfo"):
             f = dict(l.split(":", 1) for l in open("%s/fdinfo/%s" % (pid_dir, fd)) if ":" in l)
-            pid = f.get("prog_id", "").strip()
-            if pid and pid not in seen and "run_time_ns" in f:
-                seen.add(pid)
+            prog_id = f.get("prog_id", "").strip()
+            if prog_id and prog_id not in seen and "run_time_ns" in f:
+                seen.add(prog_id)
                 runs += int(f["run_cnt"])
                 ns += int(f["run_time_ns"])
     except OSError:	# a process or fd gone while read
