@@ -46,7 +46,8 @@ struct ut_err;
 extern unsigned cli_wait_ms;
 int cli_parse_wait(const char *cmd, const char *arg);
 
-/* A count or size option in [min, max]; prints the usage error itself. */
+/* A count or size option in [min, max]; 0, or EXIT_ERROR with the usage
+ * error printed. */
 int cli_parse_num(const char *cmd, const char *what, const char *arg,
 		  uint64_t min, uint64_t max, uint64_t *out);
 /* The one line of an engine error (falls back to strerror). */

@@ -14,9 +14,7 @@ int cli_ra_option(struct cli_ra *ra, int c, const char *arg)
 	case 'L':
 		ra->lra_arg = arg;
 		return cli_parse_num(ra->cmd, "--lra-size", arg, 4096,
-				     1ull << 40, &ra->lra_size) ?
-			       EXIT_ERROR :
-			       0;
+				     1ull << 40, &ra->lra_size);
 	case 'S':
 		if (cli_parse_num(ra->cmd, "--lra-sleep", arg, 0, 60000, &v))
 			return EXIT_ERROR;
@@ -25,14 +23,10 @@ int cli_ra_option(struct cli_ra *ra, int c, const char *arg)
 		return 0;
 	case 'I':
 		return cli_parse_num(ra->cmd, "--device-iops", arg, 1,
-				     100000000, &ra->iops) ?
-			       EXIT_ERROR :
-			       0;
+				     100000000, &ra->iops);
 	default:
 		return cli_parse_num(ra->cmd, "--device-mbps", arg, 1, 1000000,
-				     &ra->mbps) ?
-			       EXIT_ERROR :
-			       0;
+				     &ra->mbps);
 	}
 }
 

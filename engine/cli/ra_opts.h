@@ -12,13 +12,13 @@
 #include <stdint.h>
 #include <untorn/engine.h>
 
-#define CLI_RA_OPTIONS                                           \
-	{ "lra-size", required_argument, NULL, 'L' },            \
-		{ "lra-sleep", required_argument, NULL, 'S' },   \
-		{ "device-iops", required_argument, NULL, 'I' }, \
-	{                                                        \
-		"device-mbps", required_argument, NULL, 'M'      \
-	}
+/* clang-format off */
+#define CLI_RA_OPTIONS						\
+	{ "lra-size", required_argument, NULL, 'L' },		\
+	{ "lra-sleep", required_argument, NULL, 'S' },		\
+	{ "device-iops", required_argument, NULL, 'I' },	\
+	{ "device-mbps", required_argument, NULL, 'M' }
+/* clang-format on */
 
 struct cli_ra {
 	const char *cmd; /* for the messages: "dump", "bench scan" */
