@@ -43,14 +43,18 @@ def page_size(store):
         return int.from_bytes(f.read(4), "little")
 
 
+UNUSED_LOG_BLOCK = b"\xff" * 8	# block_lsn of a redo block never written
+
+
 def live_offset(path, size, rng):
     """A random offset, nine times in ten inside a block that holds data
-    (most of a fresh store's files are still zeros: damage there proves
-    little)"""
+    (most of a fresh store's files are still zeros or unused redo blocks:
+    damage there proves little)"""
     if rng.random() < 0.9:
         with open(path, "rb") as f:
             data = f.read()
-        live = [i for i in range(0, len(data), 512) if any(data[i:i + 512])]
+        live = [i for i in range(0, len(data), 512)
+                if any(data[i:i + 512]) and data[i:i + 8] != UNUSED_LOG_BLOCK]
         if live:
             return rng.choice(live) + rng.randrange(512)
     return rng.randrange(size)

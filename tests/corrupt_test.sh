@@ -18,7 +18,7 @@ SEED=${UNTORN_CORRUPT_SEED:-$RANDOM}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/var/tmp}/untorn-corrupt-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 5
+ktap_plan 6
 
 # the base: a store killed mid-benchmark after 2000 acknowledged commits
 "$UNTORN" init "$scratch/base" >/dev/null && "$UNTORN" load "$scratch/base" --rows 5000 >/dev/null &&
@@ -86,5 +86,25 @@ grep 'NOT applied' "$scratch/out" | sed 's/^/# /'
 [ $rc -eq 0 ] && grep -q 'sound log up to LSN [0-9]* was NOT applied' "$scratch/out" &&
 	"$UNTORN" check "$scratch/mid" >/dev/null && "$UNTORN" verify "$scratch/mid" >/dev/null
 ok $? "--accept-log-loss: recovers up to the damage, says what it did not apply; the tree checks and verifies"
+
+# a store made before logs were filled (format 1: the circular area left
+# zero, zeros taken as unused) still opens and recovers every commit
+cp -a "$scratch/base" "$scratch/v1"
+python3 - "$scratch/v1/untorn.redo" <<'PY'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    data = bytearray(f.read())
+    assert int.from_bytes(data[8:12], "little") == 2, "not a format 2 log"
+    data[8:12] = (1).to_bytes(4, "little")	# outside the header's checksum
+    for i in range(4096, len(data), 512):
+        if data[i:i + 8] == b"\xff" * 8:
+            data[i:i + 512] = bytes(512)
+    f.seek(0)
+    f.write(data)
+PY
+"$UNTORN" recover "$scratch/v1" >"$scratch/out" 2>"$scratch/err" &&
+	"$UNTORN" check "$scratch/v1" >/dev/null 2>&1 &&
+	"$UNTORN" verify "$scratch/v1" --acks "$scratch/acks" >/dev/null 2>&1
+ok $? "a format 1 redo log (zeros where unused) recovers with every acknowledged commit"
 
 ktap_finish

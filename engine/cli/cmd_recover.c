@@ -55,10 +55,13 @@ static void report_text(const char *dir, const struct ut_recovery_report *r)
 		       (unsigned long long)r->gap_lsn,
 		       (unsigned long long)r->gap_sound_after_lsn,
 		       (unsigned long long)r->gap_lsn);
-	if (r->damage_lsn)
+	if (r->damage_lsn && r->sound_after_lsn)
 		printf("  the log is damaged at LSN %llu; sound log up to LSN %llu was NOT applied (--accept-log-loss): transactions committed in it are lost\n",
 		       (unsigned long long)r->damage_lsn,
 		       (unsigned long long)r->sound_after_lsn);
+	else if (r->damage_lsn)
+		printf("  the log is damaged at LSN %llu where it ends (--accept-log-loss): transactions committed in the damaged blocks are lost\n",
+		       (unsigned long long)r->damage_lsn);
 	printf("  %llu pages read in %llu submissions; doublewrite: %llu copies checked, %llu pages restored; %.3f s\n",
 	       (unsigned long long)r->pages_read, (unsigned long long)r->read_submits,
 	       (unsigned long long)r->dblwr_checked,

@@ -1,16 +1,46 @@
 // SPDX-License-Identifier: MIT
 /*
- * file.c - creating a preallocated file with a synced header.
+ * file.c - creating a preallocated file with a synced header, its body
+ * left zero or filled with a repeated block.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <untorn/sysio.h>
+#include "base/mem.h"
 #include "io/file.h"
 
-int ut_file_create(const char *path, uint64_t size, const void *hdr,
-		   uint32_t hdr_len, const char *fix, struct ut_err *err)
+#define FILL_CHUNK (1u << 20)
+
+/* Writes blk (blk_len divides FILL_CHUNK) over [from, size) of fd. */
+static int fill_body(int fd, uint64_t from, uint64_t size, const void *blk,
+		     uint32_t blk_len)
+{
+	unsigned char *chunk;
+	uint64_t off, n;
+	ssize_t done;
+	uint32_t i;
+	int ret = 0;
+
+	chunk = ut_io_alloc(FILL_CHUNK);
+	if (!chunk)
+		return -ENOMEM;
+	for (i = 0; i < FILL_CHUNK; i += blk_len)
+		memcpy(chunk + i, blk, blk_len);
+	for (off = from; off < size && !ret; off += n) {
+		n = size - off < FILL_CHUNK ? size - off : FILL_CHUNK;
+		done = ut_sys.pwrite(fd, chunk, n, off);
+		ret = done == (ssize_t)n ? 0 : (done < 0 ? done : -EIO);
+	}
+	free(chunk);
+	return ret;
+}
+
+int ut_file_create_filled(const char *path, uint64_t size, const void *hdr,
+			  uint32_t hdr_len, const void *blk, uint32_t blk_len,
+			  const char *fix, struct ut_err *err)
 {
 	ssize_t n;
 	int fd, ret;
@@ -27,6 +57,14 @@ int ut_file_create(const char *path, uint64_t size, const void *hdr,
 			   path, (unsigned long long)size, strerror(-ret), fix);
 		goto out_close;
 	}
+	if (blk) {
+		ret = fill_body(fd, hdr_len, size, blk, blk_len);
+		if (ret) {
+			ut_err_set(err, ret, "%s: cannot fill %llu bytes: %s; %s", path,
+				   (unsigned long long)size, strerror(-ret), fix);
+			goto out_close;
+		}
+	}
 	n = ut_sys.pwrite(fd, hdr, hdr_len, 0);
 	ret = n == hdr_len ? ut_sys.fdatasync(fd) : (n < 0 ? n : -EIO);
 	if (ret)
@@ -37,4 +75,10 @@ out_close:
 	if (ret)
 		unlink(path);
 	return ret;
+}
+
+int ut_file_create(const char *path, uint64_t size, const void *hdr,
+		   uint32_t hdr_len, const char *fix, struct ut_err *err)
+{
+	return ut_file_create_filled(path, size, hdr, hdr_len, NULL, 0, fix, err);
 }

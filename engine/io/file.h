@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * file.h - making a store's auxiliary files: preallocated, with a 4 KiB
- * header written and synced.
+ * header written and synced, the body zeros or a repeated block.
  */
 #ifndef UNTORN_FILE_H
 #define UNTORN_FILE_H
@@ -14,5 +14,11 @@
  * message names the file and `fix`. */
 int ut_file_create(const char *path, uint64_t size, const void *hdr,
 		   uint32_t hdr_len, const char *fix, struct ut_err *err);
+/* The same, with [hdr_len, size) filled with blk (blk_len bytes, a divisor
+ * of 1 MiB) before the header is written: a file whose unwritten parts
+ * are not zeros, so zeros in it are damage. */
+int ut_file_create_filled(const char *path, uint64_t size, const void *hdr,
+			  uint32_t hdr_len, const void *blk, uint32_t blk_len,
+			  const char *fix, struct ut_err *err);
 
 #endif

@@ -18,7 +18,7 @@
 #include "log/redo.h"
 
 #define LOG_MAGIC "UNTORNLG"
-#define LOG_VERSION 1u
+#define LOG_VERSION 2u /* 1: circular area left zero */
 #define LOG_BUF_SIZE (8u << 20)
 #define BLK_LSN 0
 #define BLK_DATA_LEN 8
@@ -62,6 +62,14 @@ static uint64_t lsn_file_off(const struct ut_redo *log, uint64_t lsn)
 
 /* ---- the file ------------------------------------------------------- */
 
+/* What every block of a new log holds until it is first written. */
+static void unused_block(unsigned char *blk)
+{
+	memset(blk, 0, UT_LOG_BLOCK);
+	put_le64(blk + BLK_LSN, UT_LOG_UNUSED_LSN);
+	put_le32(blk + BLK_CRC, ut_crc32c(0, blk, BLK_CRC));
+}
+
 static void log_header(unsigned char *hdr, uint64_t capacity, const uint8_t uuid[16])
 {
 	memset(hdr, 0, UT_LOG_HDR_SIZE);
@@ -76,28 +84,33 @@ int ut_redo_create(const char *path, uint64_t size, const uint8_t uuid[16],
 		   struct ut_err *err)
 {
 	uint64_t capacity = (size - UT_LOG_HDR_SIZE) / UT_LOG_BLOCK * UT_LOG_BLOCK;
-	unsigned char *hdr;
+	unsigned char *hdr, blk[UT_LOG_BLOCK];
 	int ret;
 
 	hdr = ut_io_alloc(UT_LOG_HDR_SIZE);
 	if (!hdr)
 		return ut_err_set(err, -ENOMEM, "out of memory");
 	log_header(hdr, capacity, uuid);
-	ret = ut_file_create(path, UT_LOG_HDR_SIZE + capacity, hdr, UT_LOG_HDR_SIZE,
-			     "free space or choose a smaller --log-size", err);
+	unused_block(blk);
+	ret = ut_file_create_filled(path, UT_LOG_HDR_SIZE + capacity, hdr,
+				    UT_LOG_HDR_SIZE, blk, UT_LOG_BLOCK,
+				    "free space or choose a smaller --log-size", err);
 	free(hdr);
 	return ret;
 }
 
 static int log_check_header(const unsigned char *hdr, const uint8_t uuid[16],
-			    uint64_t *capacity)
+			    uint64_t *capacity, int *filled)
 {
+	uint32_t version = get_le32(hdr + 8);
+
 	if (memcmp(hdr, LOG_MAGIC, 8))
 		return -EPROTO;
 	if (get_le32(hdr + 12) != ut_crc32c(0, hdr + 16, UT_LOG_HDR_SIZE - 16))
 		return -EBADMSG;
-	if (get_le32(hdr + 8) != LOG_VERSION)
+	if (version != 1 && version != LOG_VERSION)
 		return -ENOTSUP;
+	*filled = version >= 2;
 	if (memcmp(hdr + 24, uuid, 16))
 		return -EXDEV;
 	*capacity = get_le64(hdr + 16);
@@ -129,8 +142,9 @@ int ut_redo_open(struct ut_redo *log, const char *path, const uint8_t uuid[16],
 	if (!hdr || !log->buf || !log->wbuf)
 		goto out_free;
 	n = ut_sys.pread(log->fd, hdr, UT_LOG_HDR_SIZE, 0);
-	ret = n == UT_LOG_HDR_SIZE ? log_check_header(hdr, uuid, &log->capacity) :
-				     -EPROTO;
+	ret = n == UT_LOG_HDR_SIZE ?
+		      log_check_header(hdr, uuid, &log->capacity, &log->filled) :
+		      -EPROTO;
 	if (ret) {
 		ut_err_set(err, ret, "%s: %s; restore the store's redo log from the same backup as its data file",
 			   path,

@@ -41,6 +41,14 @@
 #define UT_LOG_SIZE_MIN (8u << 20)
 #define UT_LOG_SIZE_DEFAULT (64u << 20)
 #define UT_LOG_GROUP_HDR 6u
+/*
+ * block_lsn of an unused block: a log made by format 2 has every block of
+ * its circular area written as one (data_len 0, a valid checksum) before
+ * use, so a torn write leaves unused or earlier-lap blocks behind, never
+ * zeros -- and an all-zero block in it is damage.  Format 1 logs were
+ * left zero.
+ */
+#define UT_LOG_UNUSED_LSN UINT64_MAX
 
 #define UT_REC_WRITE 1
 #define UT_REC_INIT 2
@@ -51,6 +59,7 @@ struct ut_redo {
 	int fd;
 	char path[4200];
 	uint64_t capacity; /* bytes of the circular area */
+	int filled; /* made of unused blocks (format 2), not zeros */
 	struct ut_mutex mutex; /* everything below */
 	pthread_cond_t flushed_cond;
 	pthread_cond_t space_cond;
@@ -132,7 +141,7 @@ struct ut_redo_scan {
 	uint64_t damage_lsn;
 	uint64_t sound_after_lsn;
 	/*
-	 * The log stopped at an all-zero block in its first lap, and sound
+	 * A format 1 log stopped at an all-zero block in its first lap, and sound
 	 * blocks follow within one log write (the log buffer's size): the
 	 * tail of a write interrupted with its later sectors on disk, or
 	 * zeroed damage -- they cannot be told apart.  Recovery goes on to

@@ -2,7 +2,8 @@
 /*
  * redo_scan.c - reading the redo log back for recovery: validate blocks
  * from the checkpoint on, stop at the first block that is not the next
- * one written (checksum, stale lap, unused), and cut the payload stream
+ * one written (checksum, stale lap, unused, zeros), tell damage from a
+ * torn last write, and cut the payload stream
  * into complete, well-formed groups.
  */
 #include <errno.h>
@@ -22,7 +23,7 @@ struct scan_state {
 	size_t cap;
 	int done;
 	uint64_t damage_lsn; /* the block the scan stopped at, if damaged */
-	uint64_t zero_lsn; /* ... if all zeros */
+	uint64_t zero_lsn; /* ... if all zeros in a format 1 log */
 };
 
 static int block_sound(const unsigned char *blk, uint64_t blk_lsn)
@@ -60,12 +61,19 @@ static int scan_block(struct scan_state *st, const unsigned char *blk, uint64_t 
 		int zero = is_zero(blk, UT_LOG_BLOCK);
 
 		scan->stop_reason =
-			zero ? "unused block" :
-			       "block checksum mismatch (torn or garbage tail)";
-		if (zero)
+			!zero ? "block checksum mismatch (garbage, not a torn write)" :
+			st->log->filled ?
+				"all-zero block (zeroed damage: this log has none)" :
+				"unused block";
+		if (zero && !st->log->filled)
 			st->zero_lsn = blk_lsn;
 		else
 			st->damage_lsn = blk_lsn;
+		st->done = 1;
+		return 0;
+	}
+	if (get_le64(blk) == UT_LOG_UNUSED_LSN) {
+		scan->stop_reason = "unused block";
 		st->done = 1;
 		return 0;
 	}
@@ -181,12 +189,15 @@ static int probe_after(struct ut_redo *log, struct ut_ring *ring,
 }
 
 /*
- * Sound log after the block the scan stopped at means the stop was not a
- * torn last write.  A damaged block (checksum, length) is never torn by
- * a power cut: a 512-byte log block is one sector.  A zero block is:
- * sectors of one write may reach the disk out of order, and a fresh log
- * is zeros -- unless the place was written in an earlier lap, or the
- * sound log lies further on than one write (the log buffer) reaches.
+ * Whether the block the scan stopped at is damage or a torn last write.
+ * A damaged block (checksum, length, zeros in a filled log) is never
+ * torn by a power cut: a 512-byte log block is one sector, and what a
+ * torn write leaves unwritten holds what it held (an unused block or
+ * one of an earlier lap).  So it is damage even at the log's very end,
+ * where it may have held the last commits.  In a format 1 log a zero
+ * block is a torn write's: a fresh log is zeros -- unless the place was
+ * written in an earlier lap, or sound log lies further on than one write
+ * (the log buffer) reaches.
  */
 static int judge_stop(struct ut_redo *log, struct ut_ring *ring,
 		      struct scan_state *st, struct ut_err *err)
@@ -196,9 +207,16 @@ static int judge_stop(struct ut_redo *log, struct ut_ring *ring,
 	int ret;
 
 	ret = probe_after(log, ring, st, at, &last, err);
-	if (ret || !last)
+	if (ret)
 		return ret;
-	if (st->damage_lsn || at >= log->capacity || last - at > log->buf_size) {
+	if (st->damage_lsn) {
+		scan->damage_lsn = at;
+		scan->sound_after_lsn = last;
+		return 0;
+	}
+	if (!last)
+		return 0;
+	if (at >= log->capacity || last - at > log->buf_size) {
 		scan->damage_lsn = at;
 		scan->sound_after_lsn = last;
 	} else {

@@ -277,6 +277,23 @@ static int log_tail_damaged(const struct ut_redo_scan *scan)
 
 /* recovery__phase__start/done (name; ns and items: pages restored,
  * records scanned, record references applied) */
+/* The log is damaged where it stops: says where, and what is at stake. */
+static int log_damage_refused(const struct ut_recovery_ctx *rc,
+			      const struct ut_redo_scan *scan, struct ut_err *err)
+{
+	if (scan->sound_after_lsn)
+		return ut_err_set(err, -EUCLEAN,
+				  "%s: the redo log is damaged at LSN %llu (%s) and sound log follows up to LSN %llu: transactions committed after the damage would be lost; restore the store from a backup, or accept the loss with: untorn recover %s --accept-log-loss",
+				  rc->log->path, (unsigned long long)scan->damage_lsn,
+				  scan->stop_reason,
+				  (unsigned long long)scan->sound_after_lsn,
+				  rc->store->dir);
+	return ut_err_set(err, -EUCLEAN,
+			  "%s: the redo log is damaged at LSN %llu (%s) where it ends: transactions committed last may have been in the damaged blocks and would be lost; restore the store from a backup, or accept the loss with: untorn recover %s --accept-log-loss",
+			  rc->log->path, (unsigned long long)scan->damage_lsn,
+			  scan->stop_reason, rc->store->dir);
+}
+
 static uint64_t phase_start(const char *name)
 {
 	UT_PROBE(recovery__phase__start, name);
@@ -330,12 +347,7 @@ int ut_recover(const struct ut_recovery_ctx *rc, struct ut_recovery_report *rep,
 	rep->gap_sound_after_lsn = scan.gap_sound_after_lsn;
 	rep->needed = scan.groups > 0;
 	if (scan.damage_lsn && !rc->accept_log_loss) {
-		ret = ut_err_set(err, -EUCLEAN,
-				 "%s: the redo log is damaged at LSN %llu (%s) and sound log follows up to LSN %llu: transactions committed after the damage would be lost; restore the store from a backup, or accept the loss with: untorn recover %s --accept-log-loss",
-				 rc->log->path, (unsigned long long)scan.damage_lsn,
-				 scan.stop_reason,
-				 (unsigned long long)scan.sound_after_lsn,
-				 rc->store->dir);
+		ret = log_damage_refused(rc, &scan, err);
 		ut_redo_scan_free(&scan);
 		return ret;
 	}

@@ -6,7 +6,8 @@
  *
  * Input: byte 0 flags (bit 0: frame the rest into sound blocks, with
  * right LSNs and checksums, so that the group and record parser sees the
- * bytes; otherwise the rest is raw blocks), byte 1 where in its block the
+ * bytes; otherwise the rest is raw blocks; bit 1: read it as a format 1
+ * log, zeros taken as unused), byte 1 where in its block the
  * scan starts; the blocks go four blocks before the end of the circular
  * area, so every scan of more than four blocks wraps.
  *
@@ -89,6 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 2 || size > 64 * UT_LOG_BLOCK)
 		return 0;
 	framed = data[0] & 1;
+	log.filled = !(data[0] & 2);
 	start = base + data[1] % UT_LOG_BLOCK;
 	data += 2;
 	size -= 2;
