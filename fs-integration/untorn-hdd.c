@@ -16,12 +16,18 @@
  * that wait for it form the command queue: with --ncq N (default 32) the
  * head takes next, among the N oldest, the one it can reach soonest
  * (shortest positioning time first, as NCQ firmware does), unless one has
- * waited over a second; --ncq 1 serves in arrival order.  The loop device
+ * waited over a second -- and a queued request that ends where the chosen
+ * one starts goes first (the pieces of one command, split by FUSE at
+ * 1 MiB, stream as the command would); --ncq 1 serves in arrival order.
+ * The loop device
  * must use direct I/O (emulate-hdd does) to have several requests in
- * flight.
+ * flight.  --trace FILE writes a line per request as the head serves it
+ * (arrival, start and cost on the clock, offset, length, positioning),
+ * to see the order a workload's requests reach the disk in.
  *
  * USAGE: untorn-hdd BACKING_FILE MOUNTPOINT [--seek-min MS] [--seek-max MS]
- *                   [--rpm N] [--mbps N] [--flush-ms MS] [--ncq N] [-f]
+ *                   [--rpm N] [--mbps N] [--flush-ms MS] [--ncq N]
+ *                   [--trace FILE] [-f]
  */
 #define FUSE_USE_VERSION 35
 #include <errno.h>
@@ -61,6 +67,8 @@ struct hdd {
 	uint64_t head_pos; /* byte after the last request */
 	uint64_t head_free_ns; /* virtual clock: when the head is free */
 	uint64_t requests, streamed, reordered, busy_ns;
+	FILE *trace; /* --trace: a line per request served */
+	uint64_t trace_t0;
 };
 
 static struct hdd hdd = {
@@ -128,10 +136,31 @@ static uint64_t service_ns(const struct hdd_req *r, uint64_t at_ns)
 	return (uint64_t)ns;
 }
 
+/*
+ * A queued request, among the first ncq, that ends where r starts (or
+ * NULL).  The pieces of one command reach the model separately and in
+ * any order: the loop device passes a read of up to 1.25 MiB on as one
+ * request, as a disk would get it, and FUSE splits it at 1 MiB.  A disk
+ * reads such a command from its start, streaming; so does the model.
+ */
+static struct hdd_req *queued_before(const struct hdd_req *r)
+{
+	struct hdd_req *q;
+	unsigned seen = 0;
+
+	for (q = hdd.queue; q && seen < (unsigned)hdd.ncq; q = q->next, seen++) {
+		if (!q->len)
+			break; /* nothing passes a flush */
+		if (q->off + q->len == r->off)
+			return q;
+	}
+	return NULL;
+}
+
 /* The queued request the head serves next (queue_lock held). */
 static struct hdd_req *queue_pick(uint64_t at_ns)
 {
-	struct hdd_req *r, *best = hdd.queue;
+	struct hdd_req *r, *best = hdd.queue, *before;
 	double best_ns = -1, ns;
 	unsigned seen = 0;
 
@@ -146,6 +175,9 @@ static struct hdd_req *queue_pick(uint64_t at_ns)
 			best = r;
 		}
 	}
+	/* offsets fall at each step: this ends */
+	while (best_ns > 0 && (before = queued_before(best)))
+		best = before;
 	if (best != hdd.queue)
 		hdd.reordered++;
 	return best;
@@ -177,6 +209,19 @@ static void head_dispatch(void)
 	pthread_cond_signal(&r->chosen_cond);
 }
 
+/* The first fields of r's trace line (queue_lock held): times in us
+ * since the first request, then the cost when known. */
+static void trace_request(const struct hdd_req *r, uint64_t start)
+{
+	if (!hdd.trace_t0)
+		hdd.trace_t0 = r->arrival_ns;
+	fprintf(hdd.trace, "%llu %llu %llu %llu %d",
+		(unsigned long long)(r->arrival_ns - hdd.trace_t0) / 1000,
+		(unsigned long long)(start - hdd.trace_t0) / 1000,
+		(unsigned long long)r->off, (unsigned long long)r->len,
+		r->len && r->off != hdd.head_pos);
+}
+
 /*
  * Queues a request, waits until the head takes it, lets its service time
  * pass on the virtual clock, and frees the head for the next one.
@@ -199,7 +244,11 @@ static void occupy(uint64_t off, uint64_t len)
 	start = now_ns();
 	if (hdd.head_free_ns > start)
 		start = hdd.head_free_ns;
+	if (hdd.trace)
+		trace_request(&r, start);
 	cost = service_ns(&r, start);
+	if (hdd.trace)
+		fprintf(hdd.trace, " %llu\n", (unsigned long long)cost / 1000);
 	hdd.head_free_ns = start + cost;
 	hdd.busy_ns += cost;
 	hdd.requests++;
@@ -310,6 +359,8 @@ static void hdd_destroy(void *data)
 	fprintf(stderr, "untorn-hdd: %llu requests, %llu streamed, %llu reordered, head busy %.1f s\n",
 		(unsigned long long)hdd.requests, (unsigned long long)hdd.streamed,
 		(unsigned long long)hdd.reordered, hdd.busy_ns / 1e9);
+	if (hdd.trace)
+		fclose(hdd.trace);
 }
 
 static const struct fuse_operations hdd_ops = {
@@ -330,6 +381,16 @@ static int parse_model(int *argc, char **argv)
 	for (i = 1; i < *argc; i++) {
 		double *v = NULL;
 
+		if (!strcmp(argv[i], "--trace")) {
+			if (i + 1 >= *argc || !(hdd.trace = fopen(argv[i + 1], "we"))) {
+				fprintf(stderr, "untorn-hdd: --trace needs a file it can write\n");
+				return -1;
+			}
+			fprintf(hdd.trace,
+				"# arrival_us start_us offset length positioned cost_us\n");
+			i++;
+			continue;
+		}
 		if (!strcmp(argv[i], "--seek-min"))
 			v = &hdd.seek_min_ms;
 		else if (!strcmp(argv[i], "--seek-max"))
@@ -366,7 +427,8 @@ static const char hdd_help[] =
 	"puts a loop device on the file; run it by hand only to debug.\n"
 	"\n"
 	"USAGE: untorn-hdd BACKING_FILE MOUNTPOINT [--seek-min MS] [--seek-max MS]\n"
-	"                  [--rpm N] [--mbps N] [--flush-ms MS] [--ncq N] [-f]\n"
+	"                  [--rpm N] [--mbps N] [--flush-ms MS] [--ncq N]\n"
+	"                  [--trace FILE] [-f]\n"
 	"  --seek-min MS   shortest seek (default 0.5)\n"
 	"  --seek-max MS   full-stroke seek (default 6)\n"
 	"  --rpm N         spindle speed (default 7200)\n"
@@ -374,6 +436,8 @@ static const char hdd_help[] =
 	"  --flush-ms MS   cache flush time (default 4)\n"
 	"  --ncq N         command queue depth, shortest positioning first\n"
 	"                  (default 32; 1: arrival order)\n"
+	"  --trace FILE    a line per request served: arrival and start (us),\n"
+	"                  offset, length, 1 if positioned, cost (us)\n"
 	"  -f              stay in the foreground\n"
 	"Exit: 0 unmounted, 2 bad usage or the backing file cannot be opened.\n";
 
@@ -392,7 +456,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (parse_model(&argc, argv) || argc < 3) {
-		fprintf(stderr, "usage: untorn-hdd BACKING_FILE MOUNTPOINT [--seek-min MS] [--seek-max MS] [--rpm N] [--mbps N] [--flush-ms MS] [--ncq N] [-f]; see --help\n");
+		fprintf(stderr, "usage: untorn-hdd BACKING_FILE MOUNTPOINT [--seek-min MS] [--seek-max MS] [--rpm N] [--mbps N] [--flush-ms MS] [--ncq N] [--trace FILE] [-f]; see --help\n");
 		return 2;
 	}
 	hdd.fd = open(argv[1], O_RDWR | O_CLOEXEC);
