@@ -28,7 +28,7 @@
 
 #define LINEAR_RUN 4 /* sequential leaves that trigger linear */
 #define LINEAR_EXTENT 64 /* pages linear read-ahead fetches */
-#define HOLE_STAGING_BYTES (64u << 20) /* at most, for holes read through */
+#define HOLE_STAGING_MAX (256u << 20) /* at most, for holes read through */
 
 struct scan_ra {
 	struct ut_engine *eng;
@@ -218,13 +218,28 @@ int ut_scan_fit_device(const struct ut_engine *eng,
 	return 0;
 }
 
-/* Staging for the holes a window may read through. */
-static unsigned hole_pages(const struct ut_engine *eng, const struct ut_scan_opts *o)
+/*
+ * Staging for the holes logical read-ahead reads through: what its most
+ * demanding window needs, within HOLE_STAGING_MAX.  Sized to the need,
+ * not to the most a window could want (gap pages a leaf): memory is
+ * zeroed when first read into, at ~1 GB/s here.  A window that finds the
+ * staging full reads the far side of a hole as a read of its own.
+ */
+static int hole_pages(const struct scan_ra *ra, unsigned *pages)
 {
-	uint64_t want = (uint64_t)o->gap_pages * o->batch;
-	uint64_t most = HOLE_STAGING_BYTES / eng->geom.page_size;
+	uint64_t most = HOLE_STAGING_MAX / ra->eng->geom.page_size;
+	struct ut_leaf_bound sw;
+	int ret;
 
-	return want < most ? (unsigned)want : (unsigned)most;
+	*pages = 0;
+	if (!ra->o->gap_pages || !ra->n_leaves)
+		return 0;
+	ret = ut_leaf_sweeps(ra->leaves, ra->n_leaves, ra->o->batch,
+			     ra->o->gap_pages, &sw);
+	if (!ret)
+		*pages = sw.window_holes_max < most ? (unsigned)sw.window_holes_max :
+						      (unsigned)most;
+	return ret;
 }
 
 int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void *user,
@@ -237,7 +252,8 @@ int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void 
 	const struct ut_ring_stats *rs;
 	struct ut_bpool_stats ps;
 	uint64_t t0 = ut_now_ns(), sqes0, sub0, reads0;
-	int ret;
+	unsigned holes = 0;
+	int ret = 0;
 
 	if (!ring)
 		return -ENOMEM;
@@ -251,15 +267,21 @@ int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void 
 	sub0 = rs->submits;
 	ut_bpool_get_stats(&eng->pool, &ps);
 	reads0 = ps.reads;
-	ret = ut_prefetch_init(&ra.pf, opts.batch > LINEAR_EXTENT ? opts.batch : LINEAR_EXTENT,
-			       hole_pages(eng, &opts), eng->geom.page_size);
-	if (ret)
+	if (opts.readahead == UT_RA_LOGICAL)
+		ret = ut_btree_leaf_list(&eng->tree, &ra.leaves, &ra.n_leaves);
+	if (!ret)
+		ret = hole_pages(&ra, &holes);
+	if (!ret)
+		ret = ut_prefetch_init(&ra.pf,
+				       opts.batch > LINEAR_EXTENT ? opts.batch : LINEAR_EXTENT,
+				       holes, eng->geom.page_size);
+	if (ret) {
+		free(ra.leaves);
 		return ret;
+	}
 	ra.sorted = calloc(opts.batch, sizeof(*ra.sorted));
 	if (!ra.sorted)
 		ret = -ENOMEM;
-	if (!ret && opts.readahead == UT_RA_LOGICAL)
-		ret = ut_btree_leaf_list(&eng->tree, &ra.leaves, &ra.n_leaves);
 	if (!ret)
 		ret = ut_btree_scan_hooked(&eng->tree, from, fn, user, UT_GET_SCAN,
 					   opts.readahead == UT_RA_NONE ? NULL : &hooks);

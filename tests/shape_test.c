@@ -95,6 +95,25 @@ static int bound_hand_built(void)
 	       ut_read_cost_of(1000, -1, 4096, &c) == -EINVAL;
 }
 
+/* the staging logical read-ahead sizes its holes by: the most hole pages
+ * one window reads through, holes of up to `through` pages */
+static int sweeps_hand_built(void)
+{
+	/* windows of 3: {0, 5, 10} holes 4 + 4; {20, 22, 40} hole 1 (17 is
+	 * a seek); {41} none */
+	static const uint32_t leaves[] = { 0, 10, 5, 22, 20, 40, 41 };
+	struct ut_leaf_bound b;
+
+	if (ut_leaf_sweeps(leaves, 7, 3, 9, &b) || b.window_holes_max != 8 ||
+	    b.hole_pages != 9 || b.runs != 4 || b.windows != 3)
+		return 0;
+	/* nothing read through: no staging */
+	if (ut_leaf_sweeps(leaves, 7, 3, 0, &b) || b.window_holes_max != 0 ||
+	    b.runs != 7)
+		return 0;
+	return ut_leaf_sweeps(leaves, 7, 0, 9, &b) == -EINVAL;
+}
+
 /* a store of ROWS rows loaded in one of load's layouts; its shape */
 static int loaded_shape(const char *name, enum layout_kind layout,
 			struct ut_tree_shape *s)
@@ -134,11 +153,13 @@ int main(void)
 	int ok_seq, ok_rnd, ok_spl;
 
 	test_scratch_dir("shape");
-	ktap_plan(5);
+	ktap_plan(6);
 	ktap_ok(hand_built(),
 		"hand-built leaf lists: steps, jumps and their distances exact");
 	ktap_ok(bound_hand_built(),
 		"the scan bound on hand-built leaf lists: runs, holes read through and time exact");
+	ktap_ok(sweeps_hand_built(),
+		"the windows' sweeps on a hand-built leaf list: the most hole pages one window reads through, exact");
 	ok_seq = !loaded_shape("seq", LAYOUT_SEQUENTIAL, &seq);
 	ok_rnd = !loaded_shape("rnd", LAYOUT_RANDOM, &rnd);
 	ok_spl = !loaded_shape("spl", LAYOUT_SPLIT, &spl);

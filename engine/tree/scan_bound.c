@@ -66,10 +66,10 @@ static void sweep(uint32_t *pages, size_t n, uint64_t through, struct ut_leaf_bo
 	}
 }
 
-int ut_leaf_bound_of(const uint32_t *leaves, size_t n, size_t window,
-		     const struct ut_read_cost *c, struct ut_leaf_bound *b)
+int ut_leaf_sweeps(const uint32_t *leaves, size_t n, size_t window,
+		   uint64_t through, struct ut_leaf_bound *b)
 {
-	uint64_t through = ut_read_through_max(c);
+	uint64_t holes_before;
 	uint32_t *pages;
 	size_t at, len;
 
@@ -85,10 +85,23 @@ int ut_leaf_bound_of(const uint32_t *leaves, size_t n, size_t window,
 	for (at = 0; at < n; at += len) {
 		len = n - at < window ? n - at : window;
 		memcpy(pages, leaves + at, len * sizeof(*pages));
+		holes_before = b->hole_pages;
 		sweep(pages, len, through, b);
+		if (b->hole_pages - holes_before > b->window_holes_max)
+			b->window_holes_max = b->hole_pages - holes_before;
 		b->windows++;
 	}
 	free(pages);
+	return 0;
+}
+
+int ut_leaf_bound_of(const uint32_t *leaves, size_t n, size_t window,
+		     const struct ut_read_cost *c, struct ut_leaf_bound *b)
+{
+	int ret = ut_leaf_sweeps(leaves, n, window, ut_read_through_max(c), b);
+
+	if (ret)
+		return ret;
 	b->seconds = b->runs * c->position_s + (b->pages + b->hole_pages) * c->page_s;
 	return 0;
 }

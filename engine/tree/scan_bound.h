@@ -22,6 +22,7 @@ struct ut_leaf_bound {
 	uint64_t runs; /* positionings */
 	uint64_t pages; /* leaves */
 	uint64_t hole_pages; /* read through: cheaper than a positioning */
+	uint64_t window_holes_max; /* the most one window reads through */
 	double seconds;
 };
 
@@ -34,6 +35,13 @@ int ut_read_cost_of(double iops, double mbps, uint32_t page_size,
 /* The longest hole, in pages, cheaper to read through than to position
  * over: the rule the bound sweeps by, and logical read-ahead merges by. */
 uint64_t ut_read_through_max(const struct ut_read_cost *c);
+
+/* The windows' sweeps alone, holes of up to `through` pages read
+ * through: runs, pages and holes, no seconds (the staging a read-ahead
+ * window needs for its holes is window_holes_max pages); -ENOMEM, or
+ * -EINVAL for a window of 0. */
+int ut_leaf_sweeps(const uint32_t *leaves, size_t n, size_t window,
+		   uint64_t through, struct ut_leaf_bound *b);
 
 /* The bound for leaves[0..n) (page numbers in key order) in windows of
  * `window` leaves; -ENOMEM, or -EINVAL for a window of 0. */
