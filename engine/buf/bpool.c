@@ -101,17 +101,37 @@ static void hash_remove(struct ut_bpool *bp, struct ut_frame *f)
 	f->hash_next = NULL;
 }
 
-static void lru_remove(struct ut_bpool *bp, struct ut_frame *f)
+/* The LRU and the read-ahead list share the frames' lru_prev/lru_next:
+ * a frame is on one of them (ra_unused says which) or on neither. */
+static void list_remove(struct ut_frame **head, struct ut_frame **tail,
+			struct ut_frame *f)
 {
 	if (f->lru_prev)
 		f->lru_prev->lru_next = f->lru_next;
 	else
-		bp->lru_head = f->lru_next;
+		*head = f->lru_next;
 	if (f->lru_next)
 		f->lru_next->lru_prev = f->lru_prev;
 	else
-		bp->lru_tail = f->lru_prev;
+		*tail = f->lru_prev;
 	f->lru_prev = f->lru_next = NULL;
+}
+
+static void list_push_tail(struct ut_frame **head, struct ut_frame **tail,
+			   struct ut_frame *f)
+{
+	f->lru_next = NULL;
+	f->lru_prev = *tail;
+	if (*tail)
+		(*tail)->lru_next = f;
+	else
+		*head = f;
+	*tail = f;
+}
+
+static void lru_remove(struct ut_bpool *bp, struct ut_frame *f)
+{
+	list_remove(&bp->lru_head, &bp->lru_tail, f);
 }
 
 static void lru_push_head(struct ut_bpool *bp, struct ut_frame *f)
@@ -127,13 +147,28 @@ static void lru_push_head(struct ut_bpool *bp, struct ut_frame *f)
 
 static void lru_push_tail(struct ut_bpool *bp, struct ut_frame *f)
 {
-	f->lru_next = NULL;
-	f->lru_prev = bp->lru_tail;
-	if (bp->lru_tail)
-		bp->lru_tail->lru_next = f;
+	list_push_tail(&bp->lru_head, &bp->lru_tail, f);
+}
+
+/* Off whichever list the frame is on. */
+static void frame_unlist(struct ut_bpool *bp, struct ut_frame *f)
+{
+	if (f->ra_unused)
+		list_remove(&bp->ra_head, &bp->ra_tail, f);
 	else
-		bp->lru_head = f;
-	bp->lru_tail = f;
+		lru_remove(bp, f);
+	f->ra_unused = 0;
+}
+
+/* A page read ahead is used: onto the LRU, at its old end for a scan's
+ * own access (midpoint insertion), at its head otherwise. */
+static void ra_used(struct ut_bpool *bp, struct ut_frame *f, int scan)
+{
+	frame_unlist(bp, f);
+	if (scan)
+		lru_push_tail(bp, f);
+	else
+		lru_push_head(bp, f);
 }
 
 /* bp->mutex and fl_mutex held: nobody can fix the frame anew (a
@@ -163,14 +198,15 @@ static struct ut_frame *frame_take_locked(struct ut_bpool *bp)
 		return f;
 	}
 	ut_mutex_lock(&bp->fl_mutex);
+	/* the LRU from its old end; then pages read ahead, the newest (to
+	 * be used last) first */
 	for (pass = 0; pass < 2; pass++) {
-		for (f = bp->lru_tail; f; f = f->lru_prev) {
-			if (!evictable(f) || (!pass && f->ra_unused))
+		for (f = pass ? bp->ra_tail : bp->lru_tail; f; f = f->lru_prev) {
+			if (!evictable(f))
 				continue;
 			hash_remove(bp, f);
-			lru_remove(bp, f);
+			frame_unlist(bp, f);
 			bp->stats.evictions++;
-			f->ra_unused = 0;
 			ut_mutex_unlock(&bp->fl_mutex);
 			return f;
 		}
@@ -290,8 +326,9 @@ int ut_bpool_get(struct ut_bpool *bp, uint32_t page_no, enum ut_latch_mode mode,
 		f = hash_find(bp, page_no);
 		if (f) {
 			atomic_fetch_add(&f->fix, 1);
-			f->ra_unused = 0;
-			if (bp->lru_head != f && !(flags & UT_GET_SCAN)) {
+			if (f->ra_unused) {
+				ra_used(bp, f, !!(flags & UT_GET_SCAN));
+			} else if (bp->lru_head != f && !(flags & UT_GET_SCAN)) {
 				lru_remove(bp, f);
 				lru_push_head(bp, f);
 			}
@@ -531,7 +568,7 @@ static struct ut_frame *prefetch_claim(struct ut_bpool *bp, uint32_t page_no)
 			f->ra_unused = 1;
 			atomic_store(&f->fix, 1);
 			hash_insert(bp, f);
-			lru_push_tail(bp, f);
+			list_push_tail(&bp->ra_head, &bp->ra_tail, f);
 			ut_rwlock_wrlock(&f->latch);
 			bp->stats.misses++;
 			bp->stats.reads++;
@@ -648,18 +685,21 @@ int ut_prefetch_finish(struct ut_bpool *bp, struct ut_prefetch *pf)
 void ut_bpool_evict_clean(struct ut_bpool *bp)
 {
 	struct ut_frame *f, *prev;
+	int pass;
 
 	ut_mutex_lock(&bp->mutex);
 	ut_mutex_lock(&bp->fl_mutex); /* as evictable() needs */
-	for (f = bp->lru_tail; f; f = prev) {
-		prev = f->lru_prev;
-		if (!evictable(f))
-			continue;
-		hash_remove(bp, f);
-		lru_remove(bp, f);
-		f->state = UT_FRAME_FREE;
-		f->free_next = bp->free_list;
-		bp->free_list = f;
+	for (pass = 0; pass < 2; pass++) {
+		for (f = pass ? bp->ra_tail : bp->lru_tail; f; f = prev) {
+			prev = f->lru_prev;
+			if (!evictable(f))
+				continue;
+			hash_remove(bp, f);
+			frame_unlist(bp, f);
+			f->state = UT_FRAME_FREE;
+			f->free_next = bp->free_list;
+			bp->free_list = f;
+		}
 	}
 	ut_mutex_unlock(&bp->fl_mutex);
 	ut_mutex_unlock(&bp->mutex);

@@ -3,7 +3,8 @@
  * bpool.h - the buffer pool: page frames (4 KiB-aligned, so reads can go
  * straight into them with O_DIRECT), a page hash, an LRU list, a free
  * list, and the flush list of dirty frames ordered by their oldest
- * modification LSN.
+ * modification LSN; pages read ahead wait on a list of their own until
+ * first used.
  *
  * A frame holds the page's logical area (block headers stripped, see
  * page.h) plus its struct ut_page_meta; it is unpacked in place after a
@@ -35,7 +36,7 @@ struct ut_frame {
 	uint8_t state;
 	uint8_t io_fix; /* being flushed: cleaners skip it */
 	uint8_t torn; /* read torn (recovery rewrites it) */
-	uint8_t ra_unused; /* read ahead, not yet accessed */
+	uint8_t ra_unused; /* read ahead, not yet accessed: on the ra list */
 	int error; /* state ERROR: why the read failed */
 	atomic_int fix;
 	uint64_t oldest_lsn; /* 0: clean */
@@ -67,6 +68,9 @@ struct ut_bpool {
 	struct ut_frame **hash;
 	unsigned hash_mask;
 	struct ut_frame *lru_head, *lru_tail;
+	/* pages read ahead and not yet used, off the LRU (newest at the
+	 * tail): they go to it when first used, and are evicted last */
+	struct ut_frame *ra_head, *ra_tail;
 	struct ut_frame *free_list;
 	struct ut_mutex fl_mutex; /* flush list */
 	struct ut_frame *fl_head, *fl_tail; /* newest .. oldest */
