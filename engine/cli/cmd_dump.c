@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <untorn/engine.h>
 #include "cli.h"
@@ -35,6 +36,8 @@ static const char dump_help[] =
 struct dump_state {
 	FILE *out;
 	int jsonl;
+	char *line; /* a row as written: key, value in hex, end */
+	size_t line_cap;
 	uint64_t rows, bytes, first, last;
 	struct cli_progress prog;
 	int err; /* errno of a failed write */
@@ -42,24 +45,32 @@ struct dump_state {
 
 static const char hexdig[] = "0123456789abcdef";
 
+/* a line's room beyond the value's hex: the key, the JSON around it */
+#define DUMP_LINE_EXTRA 64
+
 static int dump_row(uint64_t key, const void *val, uint32_t len, void *user)
 {
 	struct dump_state *d = user;
 	const unsigned char *v = val;
 	uint32_t i;
 	double span;
+	size_t n;
 
-	if (d->jsonl)
-		fprintf(d->out, "{\"key\": %llu, \"value\": \"",
-			(unsigned long long)key);
-	else
-		fprintf(d->out, "%llu\t", (unsigned long long)key);
-	for (i = 0; i < len; i++) {
-		putc(hexdig[v[i] >> 4], d->out);
-		putc(hexdig[v[i] & 15], d->out);
+	/* the row in one write: a locked putc a hex digit was most of a
+	 * dump's CPU (perf: 72 %) */
+	if (len > (d->line_cap - DUMP_LINE_EXTRA) / 2) {
+		d->err = EOVERFLOW;
+		return 1;
 	}
-	fputs(d->jsonl ? "\"}\n" : "\n", d->out);
-	if (ferror(d->out)) {
+	n = (size_t)snprintf(d->line, DUMP_LINE_EXTRA,
+			     d->jsonl ? "{\"key\": %llu, \"value\": \"" : "%llu\t",
+			     (unsigned long long)key);
+	for (i = 0; i < len; i++) {
+		d->line[n++] = hexdig[v[i] >> 4];
+		d->line[n++] = hexdig[v[i] & 15];
+	}
+	n += (size_t)sprintf(d->line + n, "%s", d->jsonl ? "\"}\n" : "\n");
+	if (fwrite(d->line, 1, n, d->out) != n || ferror(d->out)) {
 		d->err = errno ? errno : EIO;
 		return 1;
 	}
@@ -177,11 +188,18 @@ int cmd_dump(int argc, char **argv)
 		cli_engine_close(eng);
 		return EXIT_ERROR;
 	}
+	d.line_cap = 2 * (size_t)ut_engine_value_max(eng) + DUMP_LINE_EXTRA;
+	d.line = malloc(d.line_cap);
+	if (!d.line) {
+		cli_engine_close(eng);
+		return cli_fail("dump %s: out of memory", argv[optind]);
+	}
 	cli_progress_start(&d.prog, "rows", 0);
 	if (d.prog.on) /* the estimate's probes cost a few reads: only for it */
 		key_range(eng, &d.first, &d.last);
 	ret = ut_scan_readahead(eng, 0, dump_row, &d, &so, &st);
 	cli_progress_end(&d.prog);
+	free(d.line);
 	if (!ret && fflush(d.out))
 		d.err = errno ? errno : EIO;
 	if (d.err) {
