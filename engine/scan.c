@@ -97,6 +97,33 @@ static void inflight_done(struct scan_ra *ra)
 	ra->queued = 0;
 }
 
+/*
+ * The head of a window read before the rest, so that a scan does not
+ * wait for a whole window before its first row: an eighth, where a
+ * positioning costs less than a page's transfer (no hole is read
+ * through: --gap-pages 0).  Where it costs more (a disk) the head's own
+ * sweep over the file costs more positionings than the wait it saves:
+ * there the window is read whole (HDD model, random layout: 0.85 of the
+ * bound whole, 0.73-0.77 with the head first).
+ */
+static size_t ramp_leaves(const struct scan_ra *ra, size_t window)
+{
+	if (ra->o->gap_pages || window < 8)
+		return window;
+	return window / 8;
+}
+
+/* Puts the leaves from the ready window's end to `end` in flight. */
+static void queue_window(struct scan_ra *ra, size_t end)
+{
+	ra->next_start = ra->ready_end;
+	ra->inflight_end = end;
+	ra->queued = 1;
+	if (submit_sorted(ra, ra->leaves + ra->next_start,
+			  ra->inflight_end - ra->next_start))
+		ut_prefetch_finish(&ra->eng->pool, &ra->pf);
+}
+
 /* Logical: the window of leaves about to be read is ready, and the next
  * window is in flight -- from half way through this one when two would
  * not fit in the pool's half, so at most a window and a half of
@@ -114,23 +141,25 @@ static int logical_hook(struct scan_ra *ra, uint32_t next)
 		inflight_done(ra);
 	if (ra->pos >= ra->ready_end) {
 		/* not read ahead (the first window, or the scan jumped): read
-		 * the window starting here and wait for it */
+		 * the window (or its head) and wait for it, the rest of it in
+		 * flight at once */
 		ra->ready_start = ra->pos;
-		ra->ready_end = ra->pos + b < n ? ra->pos + b : n;
+		ra->ready_end = ra->pos + ramp_leaves(ra, b) < n ?
+					ra->pos + ramp_leaves(ra, b) :
+					n;
 		submit_sorted(ra, ra->leaves + ra->pos, ra->ready_end - ra->pos);
 		ut_prefetch_finish(&ra->eng->pool, &ra->pf);
+		if (ra->ready_end < n && ra->ready_end < ra->pos + b) {
+			queue_window(ra, ra->pos + b < n ? ra->pos + b : n);
+			return 0;
+		}
 	}
 	if (!ra->queued && ra->ready_end < n &&
 	    (ra->early ||
 	     ra->pos >= ra->ready_start + (ra->ready_end - ra->ready_start) / 2)) {
 		if (ra->o->sleep_ms)
 			pause_ms(ra->o->sleep_ms);
-		ra->next_start = ra->ready_end;
-		ra->inflight_end = ra->next_start + b < n ? ra->next_start + b : n;
-		ra->queued = 1;
-		if (submit_sorted(ra, ra->leaves + ra->next_start,
-				  ra->inflight_end - ra->next_start))
-			ut_prefetch_finish(&ra->eng->pool, &ra->pf);
+		queue_window(ra, ra->ready_end + b < n ? ra->ready_end + b : n);
 	}
 	return 0;
 }
