@@ -368,7 +368,6 @@ int ut_engine_drop_caches(struct ut_engine *eng, double *resident)
 	if (ret)
 		return ret;
 	ut_bpool_evict_clean(&eng->pool);
-	ut_bpool_populate(&eng->pool);
 	if (fdatasync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
 		return -errno;
 	*resident = file_resident(fd, eng->store->file_pages * eng->geom.page_size);

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <untorn/ring.h>
 #include "buf/bpool.h"
 #include "base/mem.h"
@@ -681,13 +680,6 @@ int ut_prefetch_finish(struct ut_bpool *bp, struct ut_prefetch *pf)
 	}
 	pf->error = err;
 	return err;
-}
-
-void ut_bpool_populate(struct ut_bpool *bp)
-{
-	/* an optimisation: before 5.14 (EINVAL) frames fault in on use */
-	(void)madvise(bp->mem, (size_t)bp->n_frames * bp->geom.page_size,
-		      MADV_POPULATE_WRITE);
 }
 
 void ut_bpool_evict_clean(struct ut_bpool *bp)

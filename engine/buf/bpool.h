@@ -108,9 +108,6 @@ struct ut_prefetch {
 
 /* Drops every clean, unused frame (the pool's cold start). */
 void ut_bpool_evict_clean(struct ut_bpool *bp);
-/* Faults the frames' memory in, as a pool that has been in use has it,
- * so that the first reads into an empty pool do not pay for it. */
-void ut_bpool_populate(struct ut_bpool *bp);
 
 /* cap frames a batch; hole_cap pages of staging for the holes read
  * through (gap > 0), beyond one page a frame */
