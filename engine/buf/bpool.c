@@ -37,7 +37,9 @@ int ut_bpool_init(struct ut_bpool *bp, const struct ut_geom *g, uint64_t bytes,
 				  "cannot allocate a %llu-byte buffer pool; use a smaller --pool",
 				  (unsigned long long)bytes);
 	}
-	for (i = 0; i < bp->n_frames; i++) {
+	/* the free list in memory order: an empty pool's read-ahead gets
+	 * frames next to each other, read into with one request a run */
+	for (i = bp->n_frames; i-- > 0;) {
 		struct ut_frame *f = &bp->frames[i];
 
 		ut_rwlock_init(&f->latch, UT_LATCH_PAGE);
@@ -532,8 +534,14 @@ int ut_prefetch_init(struct ut_prefetch *pf, unsigned cap, unsigned hole_cap,
 	pf->frames = calloc(cap, sizeof(*pf->frames)); /* NOLINT(bugprone-sizeof-expression): pointers */
 	pf->run_first = calloc(cap + 1, sizeof(*pf->run_first));
 	pf->slot = calloc(cap, sizeof(*pf->slot));
-	pf->staging = ut_io_alloc((size_t)pf->staging_cap * page_size);
-	if (!pf->ios || !pf->frames || !pf->run_first || !pf->slot || !pf->staging) {
+	pf->direct = calloc(cap, sizeof(*pf->direct));
+	/* not zeroed: every byte is read into before it is looked at, and
+	 * what runs read straight into their frames is never touched */
+	if (posix_memalign((void **)&pf->staging, UT_IO_ALIGN,
+			   (size_t)pf->staging_cap * page_size))
+		pf->staging = NULL;
+	if (!pf->ios || !pf->frames || !pf->run_first || !pf->slot ||
+	    !pf->direct || !pf->staging) {
 		ut_prefetch_free(pf);
 		return -ENOMEM;
 	}
@@ -546,6 +554,7 @@ void ut_prefetch_free(struct ut_prefetch *pf)
 	free(pf->frames);
 	free(pf->run_first);
 	free(pf->slot);
+	free(pf->direct);
 	free(pf->staging);
 	memset(pf, 0, sizeof(*pf));
 }
@@ -585,6 +594,26 @@ static uint32_t prefetch_hole(const struct ut_prefetch *pf, uint32_t page_no)
 	uint32_t last = pf->frames[pf->n_frames - 1]->page_no;
 
 	return page_no > last ? page_no - last - 1 : UINT32_MAX;
+}
+
+/*
+ * A run of pages without holes whose frames lie next to each other in
+ * memory (an empty pool hands them out so) is read straight into them,
+ * not into staging and copied: no copy, and no staging memory touched.
+ */
+static void prefetch_aim(struct ut_prefetch *pf, unsigned i, uint32_t ps)
+{
+	unsigned first = pf->run_first[i], end = pf->run_first[i + 1], k;
+	unsigned char *area = pf->frames[first]->area;
+
+	pf->direct[i] = 0;
+	if (pf->ios[i].len != (end - first) * ps)
+		return; /* holes read through */
+	for (k = first + 1; k < end; k++)
+		if (pf->frames[k]->area != area + (size_t)(k - first) * ps)
+			return;
+	pf->ios[i].buf = area;
+	pf->direct[i] = 1;
 }
 
 int ut_prefetch_start(struct ut_bpool *bp, struct ut_prefetch *pf,
@@ -631,6 +660,8 @@ int ut_prefetch_start(struct ut_bpool *bp, struct ut_prefetch *pf,
 	pf->run_first[pf->n_ios] = pf->n_frames;
 	if (!pf->n_ios)
 		return 0;
+	for (i = 0; i < pf->n_ios; i++)
+		prefetch_aim(pf, i, ps);
 	s0 = ut_ring_stats(ring)->submits;
 	ret = ut_ring_start(ring, &pf->batch, pf->ios, pf->n_ios);
 	pf->submits_total += ut_ring_stats(ring)->submits - s0;
@@ -663,8 +694,10 @@ int ut_prefetch_finish(struct ut_bpool *bp, struct ut_prefetch *pf)
 				      0 :
 				      (pf->ios[i].res < 0 ? pf->ios[i].res : -EIO);
 			if (!ret) {
-				memcpy(f->area,
-				       pf->staging + (size_t)pf->slot[k] * ps, ps);
+				if (!pf->direct[i])
+					memcpy(f->area,
+					       pf->staging + (size_t)pf->slot[k] * ps,
+					       ps);
 				ret = frame_unpack(bp, f, pf->unpack_flags);
 			}
 			if (ret) {
@@ -685,6 +718,7 @@ int ut_prefetch_finish(struct ut_bpool *bp, struct ut_prefetch *pf)
 void ut_bpool_evict_clean(struct ut_bpool *bp)
 {
 	struct ut_frame *f, *prev;
+	unsigned i;
 	int pass;
 
 	ut_mutex_lock(&bp->mutex);
@@ -697,9 +731,16 @@ void ut_bpool_evict_clean(struct ut_bpool *bp)
 			hash_remove(bp, f);
 			frame_unlist(bp, f);
 			f->state = UT_FRAME_FREE;
-			f->free_next = bp->free_list;
-			bp->free_list = f;
 		}
+	}
+	/* every free frame, in memory order (as ut_bpool_init has them) */
+	bp->free_list = NULL;
+	for (i = bp->n_frames; i-- > 0;) {
+		f = &bp->frames[i];
+		if (f->state != UT_FRAME_FREE)
+			continue;
+		f->free_next = bp->free_list;
+		bp->free_list = f;
 	}
 	ut_mutex_unlock(&bp->fl_mutex);
 	ut_mutex_unlock(&bp->mutex);
