@@ -18,7 +18,7 @@ SEED=${UNTORN_CORRUPT_SEED:-$RANDOM}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/var/tmp}/untorn-corrupt-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 6
+ktap_plan 7
 
 # the base: a store killed mid-benchmark after 2000 acknowledged commits
 "$UNTORN" init "$scratch/base" >/dev/null && "$UNTORN" load "$scratch/base" --rows 5000 >/dev/null &&
@@ -86,6 +86,28 @@ grep 'NOT applied' "$scratch/out" | sed 's/^/# /'
 [ $rc -eq 0 ] && grep -q 'sound log up to LSN [0-9]* was NOT applied' "$scratch/out" &&
 	"$UNTORN" check "$scratch/mid" >/dev/null && "$UNTORN" verify "$scratch/mid" >/dev/null
 ok $? "--accept-log-loss: recovers up to the damage, says what it did not apply; the tree checks and verifies"
+
+# zeros where the scan starts (the checkpoint's block): refused; accepted,
+# the damaged block goes with the old log, so the store opens again
+cp -a "$scratch/base" "$scratch/ck"
+python3 - "$scratch/ck/untorn.redo" "$scratch/probe.json" <<'PY'
+import json, os, sys
+r = json.load(open(sys.argv[2]))
+cap = (os.path.getsize(sys.argv[1]) - 4096) // 512 * 512
+with open(sys.argv[1], "r+b") as f:
+    f.seek(4096 + r["checkpoint_lsn"] % cap // 512 * 512)
+    f.write(bytes(512))
+PY
+"$UNTORN" recover "$scratch/ck" >/dev/null 2>"$scratch/err"
+r1=$?
+"$UNTORN" recover "$scratch/ck" --accept-log-loss >/dev/null 2>&1
+r2=$?
+"$UNTORN" recover "$scratch/ck" >"$scratch/out" 2>&1
+r3=$?
+[ $r1 -eq 2 ] && grep -q 'all-zero block' "$scratch/err" && [ $r2 -eq 0 ] && [ $r3 -eq 0 ] &&
+	! grep -q damaged "$scratch/out" && "$UNTORN" check "$scratch/ck" >/dev/null &&
+	"$UNTORN" verify "$scratch/ck" >/dev/null
+ok $? "zeros at the checkpoint's log block: refused (exit $r1); accepted, the store recovers clean again (exit $r3), checks and verifies"
 
 # a store made before logs were filled (format 1: the circular area left
 # zero, zeros taken as unused) still opens and recovers every commit

@@ -14,9 +14,7 @@
 
 #define FILL_CHUNK (1u << 20)
 
-/* Writes blk (blk_len divides FILL_CHUNK) over [from, size) of fd. */
-static int fill_body(int fd, uint64_t from, uint64_t size, const void *blk,
-		     uint32_t blk_len)
+int ut_file_fill(int fd, uint64_t from, uint64_t size, const void *blk, uint32_t blk_len)
 {
 	unsigned char *chunk;
 	uint64_t off, n;
@@ -58,7 +56,10 @@ int ut_file_create_filled(const char *path, uint64_t size, const void *hdr,
 		goto out_close;
 	}
 	if (blk) {
-		ret = fill_body(fd, hdr_len, size, blk, blk_len);
+		/* synced before the header: a header on disk means a body */
+		ret = ut_file_fill(fd, hdr_len, size, blk, blk_len);
+		if (!ret)
+			ret = ut_sys.fdatasync(fd);
 		if (ret) {
 			ut_err_set(err, ret, "%s: cannot fill %llu bytes: %s; %s", path,
 				   (unsigned long long)size, strerror(-ret), fix);

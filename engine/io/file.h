@@ -15,10 +15,14 @@
 int ut_file_create(const char *path, uint64_t size, const void *hdr,
 		   uint32_t hdr_len, const char *fix, struct ut_err *err);
 /* The same, with [hdr_len, size) filled with blk (blk_len bytes, a divisor
- * of 1 MiB) before the header is written: a file whose unwritten parts
- * are not zeros, so zeros in it are damage. */
+ * of 1 MiB) and synced before the header is written: a file whose
+ * unwritten parts are not zeros, so zeros in it are damage. */
 int ut_file_create_filled(const char *path, uint64_t size, const void *hdr,
 			  uint32_t hdr_len, const void *blk, uint32_t blk_len,
 			  const char *fix, struct ut_err *err);
+
+/* Writes blk (blk_len bytes, a divisor of 1 MiB) over [from, size) of
+ * fd, not synced; 0 or -errno. */
+int ut_file_fill(int fd, uint64_t from, uint64_t size, const void *blk, uint32_t blk_len);
 
 #endif

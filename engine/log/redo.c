@@ -99,6 +99,25 @@ int ut_redo_create(const char *path, uint64_t size, const uint8_t uuid[16],
 	return ret;
 }
 
+int ut_redo_clear(struct ut_redo *log, struct ut_err *err)
+{
+	unsigned char blk[UT_LOG_BLOCK];
+	int ret;
+
+	if (log->filled)
+		unused_block(blk);
+	else
+		memset(blk, 0, sizeof(blk));
+	ret = ut_file_fill(log->fd, UT_LOG_HDR_SIZE,
+			   UT_LOG_HDR_SIZE + log->capacity, blk, UT_LOG_BLOCK);
+	if (!ret)
+		ret = ut_sys.fdatasync(log->fd);
+	if (ret)
+		ut_err_set(err, ret, "%s: cannot clear the damaged redo log: %s; check the device",
+			   log->path, strerror(-ret));
+	return ret;
+}
+
 static int log_check_header(const unsigned char *hdr, const uint8_t uuid[16],
 			    uint64_t *capacity, int *filled)
 {

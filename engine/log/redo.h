@@ -84,6 +84,10 @@ int ut_redo_create(const char *path, uint64_t size, const uint8_t uuid[16],
 int ut_redo_open(struct ut_redo *log, const char *path, const uint8_t uuid[16],
 		 struct ut_err *err);
 void ut_redo_close(struct ut_redo *log);
+/* Writes the whole circular area back to what a new log holds (unused
+ * blocks, or zeros in format 1) and syncs it: after damage was accepted,
+ * so that the damaged blocks do not stay in the circle. */
+int ut_redo_clear(struct ut_redo *log, struct ut_err *err);
 /* Starts appending at lsn (after recovery); checkpoint at ckpt. */
 void ut_redo_start(struct ut_redo *log, uint64_t lsn, uint64_t ckpt);
 
@@ -131,12 +135,14 @@ struct ut_redo_scan {
 	uint64_t bytes;
 	const char *stop_reason;
 	/*
-	 * The log stopped at damage (a checksum mismatch in a block that
-	 * is not all zeros, a length out of range, a malformed group) at
-	 * damage_lsn, and sound blocks of this lap of the log follow it up
-	 * to sound_after_lsn: not a torn last write (a 512-byte log block
-	 * is one sector, which a power cut does not tear) but transactions
-	 * committed after the damage.  0 when not so.
+	 * The log stopped at damage at damage_lsn: a checksum mismatch in
+	 * a block that is not all zeros, a length out of range, an all-zero
+	 * block in a format 2 log, or a malformed group with sound log
+	 * after it -- not what a torn last write leaves (a 512-byte log
+	 * block is one sector, which a power cut does not tear).  Sound
+	 * blocks of this lap follow it up to sound_after_lsn, 0 when none
+	 * do (the damage is at the log's end).  damage_lsn is 0 when the
+	 * log is not damaged.
 	 */
 	uint64_t damage_lsn;
 	uint64_t sound_after_lsn;

@@ -275,8 +275,6 @@ static int log_tail_damaged(const struct ut_redo_scan *scan)
 	return 1;
 }
 
-/* recovery__phase__start/done (name; ns and items: pages restored,
- * records scanned, record references applied) */
 /* The log is damaged where it stops: says where, and what is at stake. */
 static int log_damage_refused(const struct ut_recovery_ctx *rc,
 			      const struct ut_redo_scan *scan, struct ut_err *err)
@@ -294,6 +292,8 @@ static int log_damage_refused(const struct ut_recovery_ctx *rc,
 			  scan->stop_reason, rc->store->dir);
 }
 
+/* recovery__phase__start/done (name; ns and items: pages restored,
+ * records scanned, record references applied) */
 static uint64_t phase_start(const char *name)
 {
 	UT_PROBE(recovery__phase__start, name);
@@ -374,6 +374,12 @@ int ut_recover(const struct ut_recovery_ctx *rc, struct ut_recovery_report *rep,
 	ut_redo_scan_free(&scan);
 	if (!ret)
 		ret = ut_checkpoint(rc->ckpt);
+	/* damage accepted: nothing in the old log is needed once the
+	 * checkpoint is past it, and its damaged blocks must not stay in
+	 * the circle to be met again (a crash before this meets them once
+	 * more, and the same --accept-log-loss loses nothing more) */
+	if (!ret && rep->damage_lsn)
+		ret = ut_redo_clear(rc->log, err);
 	if (ret && err && !err->msg[0])
 		ut_err_set(err, ret, "%s: recovery failed: %s",
 			   rc->store->data_path, strerror(-ret));
