@@ -210,11 +210,9 @@ static void head_dispatch(void)
 }
 
 /* The first fields of r's trace line (queue_lock held): times in us
- * since the first request, then the cost when known. */
+ * since the model started, then the cost when known. */
 static void trace_request(const struct hdd_req *r, uint64_t start)
 {
-	if (!hdd.trace_t0)
-		hdd.trace_t0 = r->arrival_ns;
 	fprintf(hdd.trace, "%llu %llu %llu %llu %d",
 		(unsigned long long)(r->arrival_ns - hdd.trace_t0) / 1000,
 		(unsigned long long)(start - hdd.trace_t0) / 1000,
@@ -388,6 +386,7 @@ static int parse_model(int *argc, char **argv)
 			}
 			fprintf(hdd.trace,
 				"# arrival_us start_us offset length positioned cost_us\n");
+			hdd.trace_t0 = now_ns(); /* before any request arrives */
 			i++;
 			continue;
 		}
