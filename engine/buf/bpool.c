@@ -534,14 +534,12 @@ int ut_prefetch_init(struct ut_prefetch *pf, unsigned cap, unsigned hole_cap,
 	pf->frames = calloc(cap, sizeof(*pf->frames)); /* NOLINT(bugprone-sizeof-expression): pointers */
 	pf->run_first = calloc(cap + 1, sizeof(*pf->run_first));
 	pf->slot = calloc(cap, sizeof(*pf->slot));
-	pf->direct = calloc(cap, sizeof(*pf->direct));
 	/* not zeroed: every byte is read into before it is looked at, and
 	 * what runs read straight into their frames is never touched */
 	if (posix_memalign((void **)&pf->staging, UT_IO_ALIGN,
 			   (size_t)pf->staging_cap * page_size))
 		pf->staging = NULL;
-	if (!pf->ios || !pf->frames || !pf->run_first || !pf->slot ||
-	    !pf->direct || !pf->staging) {
+	if (!pf->ios || !pf->frames || !pf->run_first || !pf->slot || !pf->staging) {
 		ut_prefetch_free(pf);
 		return -ENOMEM;
 	}
@@ -554,7 +552,6 @@ void ut_prefetch_free(struct ut_prefetch *pf)
 	free(pf->frames);
 	free(pf->run_first);
 	free(pf->slot);
-	free(pf->direct);
 	free(pf->staging);
 	memset(pf, 0, sizeof(*pf));
 }
@@ -606,14 +603,18 @@ static void prefetch_aim(struct ut_prefetch *pf, unsigned i, uint32_t ps)
 	unsigned first = pf->run_first[i], end = pf->run_first[i + 1], k;
 	unsigned char *area = pf->frames[first]->area;
 
-	pf->direct[i] = 0;
 	if (pf->ios[i].len != (end - first) * ps)
 		return; /* holes read through */
 	for (k = first + 1; k < end; k++)
 		if (pf->frames[k]->area != area + (size_t)(k - first) * ps)
 			return;
 	pf->ios[i].buf = area;
-	pf->direct[i] = 1;
+}
+
+/* Whether the I/O read straight into its frames (prefetch_aim). */
+static int prefetch_direct(const struct ut_prefetch *pf, unsigned i)
+{
+	return pf->ios[i].buf == pf->frames[pf->run_first[i]]->area;
 }
 
 int ut_prefetch_start(struct ut_bpool *bp, struct ut_prefetch *pf,
@@ -694,7 +695,7 @@ int ut_prefetch_finish(struct ut_bpool *bp, struct ut_prefetch *pf)
 				      0 :
 				      (pf->ios[i].res < 0 ? pf->ios[i].res : -EIO);
 			if (!ret) {
-				if (!pf->direct[i])
+				if (!prefetch_direct(pf, i))
 					memcpy(f->area,
 					       pf->staging + (size_t)pf->slot[k] * ps,
 					       ps);

@@ -97,7 +97,6 @@ struct ut_prefetch {
 	struct ut_frame **frames; /* claimed, X-latched until finish */
 	uint32_t *run_first; /* per I/O: index of its first frame */
 	uint32_t *slot; /* per frame: its page in staging */
-	uint8_t *direct; /* per I/O: read straight into its frames */
 	unsigned n_frames, n_ios, cap, staging_cap;
 	unsigned unpack_flags; /* UT_UNPACK_TOLERATE_TORN for recovery */
 	unsigned char *staging;
