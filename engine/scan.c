@@ -133,7 +133,7 @@ static void queue_window(struct scan_ra *ra, size_t end)
  * says whether it is. */
 static int logical_hook(struct scan_ra *ra, uint32_t next)
 {
-	size_t b = ra->o->batch, n = ra->n_leaves;
+	size_t b = ra->o->batch, n = ra->n_leaves, head;
 
 	if (!leaf_index(ra, next, &ra->pos))
 		return 0;
@@ -143,10 +143,9 @@ static int logical_hook(struct scan_ra *ra, uint32_t next)
 		/* not read ahead (the first window, or the scan jumped): read
 		 * the window (or its head) and wait for it, the rest of it in
 		 * flight at once */
+		head = ramp_leaves(ra, b);
 		ra->ready_start = ra->pos;
-		ra->ready_end = ra->pos + ramp_leaves(ra, b) < n ?
-					ra->pos + ramp_leaves(ra, b) :
-					n;
+		ra->ready_end = ra->pos + head < n ? ra->pos + head : n;
 		submit_sorted(ra, ra->leaves + ra->pos, ra->ready_end - ra->pos);
 		ut_prefetch_finish(&ra->eng->pool, &ra->pf);
 		if (ra->ready_end < n && ra->ready_end < ra->pos + b) {
