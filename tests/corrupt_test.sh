@@ -62,16 +62,30 @@ ok $? "every kind of damage was tried and some refused (the damage was real)"
 # nothing; --accept-log-loss recovers up to the damage and says so
 cp -a "$scratch/base" "$scratch/probe"
 "$UNTORN" recover "$scratch/probe" --json >"$scratch/probe.json" 2>/dev/null
-cp -a "$scratch/base" "$scratch/mid"
-python3 - "$scratch/mid/untorn.redo" "$scratch/probe.json" <<'PY'
+
+# damage_log REDO middle|checkpoint garbage|zeros: damages the log block
+# half way from the checkpoint to the end the undamaged copy recovered
+# to, or the checkpoint's own block: 16 bytes of 0xff inside it, or all
+# of it zeroed
+damage_log() {
+	python3 - "$1" "$scratch/probe.json" "$2" "$3" <<'PY'
 import json, os, sys
-r = json.load(open(sys.argv[2]))
-cap = (os.path.getsize(sys.argv[1]) - 4096) // 512 * 512
-lsn = (r["checkpoint_lsn"] + r["end_lsn"]) // 2	# between checkpoint and end
-with open(sys.argv[1], "r+b") as f:
-    f.seek(4096 + lsn % cap // 512 * 512 + 100)
-    f.write(b"\xff" * 16)
+path, probe, where, how = sys.argv[1:5]
+r = json.load(open(probe))
+cap = (os.path.getsize(path) - 4096) // 512 * 512
+lsn = r["checkpoint_lsn"] if where == "checkpoint" else (r["checkpoint_lsn"] + r["end_lsn"]) // 2
+with open(path, "r+b") as f:
+    if how == "zeros":
+        f.seek(4096 + lsn % cap // 512 * 512)
+        f.write(bytes(512))
+    else:
+        f.seek(4096 + lsn % cap // 512 * 512 + 100)
+        f.write(b"\xff" * 16)
 PY
+}
+
+cp -a "$scratch/base" "$scratch/mid"
+damage_log "$scratch/mid/untorn.redo" middle garbage
 before=$(digest "$scratch/mid")
 "$UNTORN" recover "$scratch/mid" >"$scratch/out" 2>"$scratch/err"
 rc=$?
@@ -90,14 +104,7 @@ ok $? "--accept-log-loss: recovers up to the damage, says what it did not apply;
 # zeros where the scan starts (the checkpoint's block): refused; accepted,
 # the damaged block goes with the old log, so the store opens again
 cp -a "$scratch/base" "$scratch/ck"
-python3 - "$scratch/ck/untorn.redo" "$scratch/probe.json" <<'PY'
-import json, os, sys
-r = json.load(open(sys.argv[2]))
-cap = (os.path.getsize(sys.argv[1]) - 4096) // 512 * 512
-with open(sys.argv[1], "r+b") as f:
-    f.seek(4096 + r["checkpoint_lsn"] % cap // 512 * 512)
-    f.write(bytes(512))
-PY
+damage_log "$scratch/ck/untorn.redo" checkpoint zeros
 "$UNTORN" recover "$scratch/ck" >/dev/null 2>"$scratch/err"
 r1=$?
 "$UNTORN" recover "$scratch/ck" --accept-log-loss >/dev/null 2>&1
