@@ -102,6 +102,24 @@ static const char *data_mode_name(const struct ut_fscaps *c)
 	return c->no_journal ? "none (no journal)" : names[c->data_mode];
 }
 
+/* btrfs: copy-on-write, or the first thing that is NOCOW */
+static void cow_text(const struct ut_fscaps *c)
+{
+	printf("copy-on-write   ");
+	if (c->nocow_mount)
+		printf("NO: mounted nodatacow");
+	else if (c->nocow_path)
+		printf("NO: the path is NOCOW (chattr +C)");
+	else if (c->nocow)
+		printf("NO: %s is NOCOW (chattr +C)", c->nocow_first);
+	else if (c->scan_incomplete)
+		printf("not proven: not every entry under the path could be read");
+	else
+		printf("yes");
+	printf(" (%u of %u files, %u of %u directories NOCOW)\n",
+	       c->nocow_files, c->files_seen, c->nocow_dirs, c->dirs_seen);
+}
+
 static void facts_text(const struct ut_fscaps *c)
 {
 	printf("path            %s\n", c->path);
@@ -116,9 +134,7 @@ static void facts_text(const struct ut_fscaps *c)
 		       c->journal_flag ? "set (per-file data journaling)" : "not set",
 		       c->delalloc ? "on (+j has no effect)" : "off (nodelalloc)");
 	if (!strcmp(c->mnt.fstype, "btrfs"))
-		printf("copy-on-write   %s (%u of %u files NOCOW)\n",
-		       c->nocow ? "NO: NOCOW (chattr +C or nodatacow)" : "yes",
-		       c->nocow_files, c->files_seen);
+		cow_text(c);
 	printf("O_DIRECT        %s (memory %u, offset %u)\n",
 	       c->dio_offset_align ? "yes" : "no or unknown", c->dio_mem_align,
 	       c->dio_offset_align);
@@ -202,6 +218,10 @@ static void report_json(const struct ut_fscaps *c, uint32_t ps,
 	printf("  \"no_journal\": %s,\n  \"nocow\": %s,\n  \"nocow_files\": %u,\n",
 	       c->no_journal ? "true" : "false", c->nocow ? "true" : "false",
 	       c->nocow_files);
+	printf("  \"nocow_dirs\": %u,\n  \"files_seen\": %u,\n  \"dirs_seen\": %u,\n",
+	       c->nocow_dirs, c->files_seen, c->dirs_seen);
+	printf("  \"nocow_scan_complete\": %s,\n", c->scan_incomplete ? "false" : "true");
+	json_str("nocow_first", c->nocow_first, 1);
 	printf("  \"journal_data_flag\": %s,\n  \"delalloc\": %s,\n",
 	       c->journal_flag ? "true" : "false", c->delalloc ? "true" : "false");
 	if (pr)

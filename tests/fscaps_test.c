@@ -102,7 +102,7 @@ int main(void)
 	struct ut_fscaps c;
 	int ok;
 
-	ktap_plan(13);
+	ktap_plan(14);
 	ktap_ok(parse_mountinfo(),
 		"mountinfo: escaped spaces, optional fields, malformed lines refused");
 	ktap_ok(parse_opts(), "ext4 options: data=, commit=, nobarrier, barrier=0");
@@ -173,12 +173,20 @@ int main(void)
 	c.nocow = 1;
 	c.nocow_files = 3;
 	c.files_seen = 7;
+	snprintf(c.nocow_first, sizeof(c.nocow_first), "db/t.ibd");
 	ktap_ok(!innodb(&c, 16384) && safe(&c, "none", 16384, 4096) == 0 &&
 			safe(&c, "doublewrite", 16384, 4096) == 1 &&
 			says(&c, "innodb", 16384, 16384,
 			     "3 of 7 files under the path are NOCOW",
 			     "innodb_doublewrite=ON"),
 		"btrfs with NOCOW files (chattr +C): overwritten in place, InnoDB unsafe");
+	fs(&c, "btrfs", UT_DATA_NA);
+	c.scan_incomplete = 1;
+	ktap_ok(!innodb(&c, 16384) && safe(&c, "none", 16384, 4096) == 0 &&
+			says(&c, "innodb", 16384, 16384,
+			     "not every directory under the path could be read",
+			     "run the check as root"),
+		"btrfs whose walk for NOCOW entries was incomplete: copy-on-write unproven, unsafe");
 	fs(&c, "ext4", UT_DATA_JOURNAL);
 	c.fs_block = 1024;
 	ktap_ok(!innodb(&c, 4096) && safe(&c, "journal", 16384, 1024) == 1 &&

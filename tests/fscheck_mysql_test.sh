@@ -23,7 +23,7 @@ cleanup() {
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/loopfs.sh"
-ktap_plan 10
+ktap_plan 11
 
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest fscheck-mysql "needs root for loop devices and mounts"
 missing=""
@@ -188,4 +188,28 @@ fails=0
 refused "zeroed ibdata1" "ibdata1: its first page is not an InnoDB tablespace header" \
 	--mysql --defaults-file "$scratch/s4.cnf"
 ok $fails "a zeroed ibdata1 header: refused naming the file, exit 2"
+
+# --- btrfs: a schema directory with chattr +C and no table yet -------------
+# copy-on-write protects every file there now, but the next CREATE TABLE
+# makes a NOCOW .ibd in shop/: the server is unsafe already
+if ! grep -qw btrfs /proc/filesystems && ! modprobe btrfs 2>/dev/null; then
+	ok_skip "btrfs datadir with a NOCOW schema directory" "this kernel has no btrfs"
+elif ! command -v mkfs.btrfs >/dev/null; then
+	ok 1 "mkfs.btrfs is installed (make check installs btrfs-progs)"
+else
+	loopfs bt 256M "mkfs.btrfs -q -f" "" &&
+		install_db sb 16k "$scratch/bt/data" "$scratch/redo/sb" ||
+		sed 's/^/# /' "$scratch/sb.install.log"
+	echo "innodb_doublewrite = OFF" >>"$scratch/sb.cnf"
+	check --mysql --defaults-file "$scratch/sb.cnf"
+	r=1
+	[ $rc -eq 0 ] && grep -q "^server: SAFE" "$scratch/out" && r=0
+	mkdir "$scratch/bt/data/shop" && chattr +C "$scratch/bt/data/shop" &&
+		check --mysql --defaults-file "$scratch/sb.cnf"
+	[ $r -eq 0 ] && [ $rc -eq 1 ] && grep -q "^server: AT RISK" "$scratch/out" &&
+		grep -q "UNSAFE: btrfs, but the directory shop/ is NOCOW" "$scratch/out" &&
+		grep -q "^innodb_doublewrite = ON" "$scratch/out"
+	ok $? "btrfs datadir SAFE; with an empty chattr +C schema directory shop/: AT RISK, shop/ named, exit 1"
+	sed -n 's/^server/# server/p' "$scratch/out"
+fi
 ktap_finish

@@ -21,7 +21,7 @@ cleanup() {
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/loopfs.sh"
-ktap_plan 9
+ktap_plan 12
 
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest fscheck "needs root for loop devices and mounts"
 for t in losetup mkfs.ext4 tune2fs chattr mkfs.btrfs; do
@@ -72,29 +72,39 @@ ok $? "ext4 data=journal with 1 KiB blocks: the block size named, remake with -b
 sed -n 's/^InnoDB/# InnoDB/p' "$scratch/out"
 
 # --- btrfs -------------------------------------------------------------------
+# Each UNSAFE case then follows the fix the output gives and checks that
+# it makes the path SAFE: a fix line is only printed if it works.
+btrfs_cases=("btrfs mounts" "btrfs with copy-on-write" "a NOCOW datadir, and chattr -C as told"
+	"a NOCOW table file, and the copy as told" "an empty NOCOW schema directory, and chattr -C as told"
+	"a NOCOW directory four levels down and an empty NOCOW file" "nodatacow, and the remount as told")
 if ! grep -qw btrfs /proc/filesystems && ! modprobe btrfs 2>/dev/null; then
-	for c in "btrfs mounts" "btrfs with copy-on-write" "btrfs NOCOW directory" "btrfs NOCOW file"; do
+	for c in "${btrfs_cases[@]}"; do
 		ok_skip "$c" "this kernel has no btrfs"
 	done
 else
 	loopfs btrfs 256M "mkfs.btrfs -q -f" ""
 	ok $? "a btrfs loop filesystem mounts"
-	mkdir "$scratch/btrfs/cow"
+	mkdir -p "$scratch/btrfs/cow/db"
 	head -c 65536 /dev/urandom >"$scratch/btrfs/cow/ibdata1"
 	verdict "$scratch/btrfs/cow"
-	[ $rc -eq 0 ] && grep -q "^copy-on-write *yes (0 of 1 files NOCOW)" "$scratch/out" &&
-		grep -q "InnoDB.*SAFE: btrfs is copy-on-write" "$scratch/out"
+	[ $rc -eq 0 ] && grep -q "^copy-on-write *yes (0 of 1 files, 0 of 1 directories NOCOW)" "$scratch/out" &&
+		grep -q "InnoDB.*SAFE: btrfs is copy-on-write.*no file or directory under the path is NOCOW" "$scratch/out"
 	ok $? "btrfs with copy-on-write: InnoDB may turn its doublewrite buffer off (exit $rc)"
 
 	mkdir "$scratch/btrfs/nocow"
 	chattr +C "$scratch/btrfs/nocow"
 	head -c 65536 /dev/urandom >"$scratch/btrfs/nocow/ibdata1"
 	verdict "$scratch/btrfs/nocow"
-	[ $rc -eq 1 ] && grep -q "^copy-on-write *NO" "$scratch/out" &&
-		grep -q "InnoDB.*UNSAFE: btrfs, but 1 of 1 files under the path are NOCOW" "$scratch/out" &&
-		grep -q "untorn --guard doublewrite *SAFE" "$scratch/out"
-	ok $? "a chattr +C datadir on btrfs: UNSAFE, its NOCOW files counted (exit $rc)"
+	[ $rc -eq 1 ] && grep -q "^copy-on-write *NO: the path is NOCOW" "$scratch/out" &&
+		grep -q "InnoDB.*UNSAFE: btrfs, but the path $scratch/btrfs/nocow is NOCOW" "$scratch/out" &&
+		grep -q "untorn --guard doublewrite *SAFE" "$scratch/out" &&
+		grep -q "chattr -C $scratch/btrfs/nocow and every NOCOW directory under it" "$scratch/out"
+	r=$?
 	sed -n 's/^InnoDB/# InnoDB/p' "$scratch/out"
+	# following it: clear the directory's flag, copy its file
+	(cd "$scratch/btrfs/nocow" && chattr -C . && cp --reflink=never ibdata1 ibdata1.new &&
+		mv ibdata1.new ibdata1) && verdict "$scratch/btrfs/nocow" && [ $rc -eq 0 ]
+	ok $((r | $?)) "a chattr +C datadir on btrfs: UNSAFE naming it; chattr -C and a copy, as told, make it SAFE"
 
 	mkdir -p "$scratch/btrfs/mixed/db1"
 	head -c 65536 /dev/urandom >"$scratch/btrfs/mixed/ibdata1"
@@ -102,8 +112,57 @@ else
 	chattr +C "$scratch/btrfs/mixed/db1/t1.ibd"
 	head -c 65536 /dev/urandom >>"$scratch/btrfs/mixed/db1/t1.ibd"
 	verdict "$scratch/btrfs/mixed"
-	[ $rc -eq 1 ] && grep -q "1 of 2 files under the path are NOCOW" "$scratch/out"
-	ok $? "one NOCOW table file a directory down: UNSAFE, 1 of 2 files"
+	[ $rc -eq 1 ] && grep -q "1 of 2 files under the path are NOCOW (chattr +C; the first: db1/t1.ibd)" "$scratch/out" &&
+		grep -q "copy each NOCOW file into a new one.*cp --reflink=never F F.new && mv F.new F" "$scratch/out"
+	r=$?
+	(cd "$scratch/btrfs/mixed/db1" && cp --reflink=never t1.ibd t1.ibd.new && mv t1.ibd.new t1.ibd) &&
+		verdict "$scratch/btrfs/mixed" && [ $rc -eq 0 ]
+	ok $((r | $?)) "one NOCOW table file a directory down: UNSAFE, 1 of 2 files named; the copy, as told, makes it SAFE"
+
+	# the issue's case: a schema directory with +C and no table yet; the
+	# next CREATE TABLE would make a NOCOW .ibd in it
+	mkdir -p "$scratch/btrfs/schema/shop"
+	head -c 65536 /dev/urandom >"$scratch/btrfs/schema/ibdata1"
+	chattr +C "$scratch/btrfs/schema/shop"
+	verdict "$scratch/btrfs/schema"
+	[ $rc -eq 1 ] && grep -q "^copy-on-write *NO: shop/ is NOCOW" "$scratch/out" &&
+		grep -q "InnoDB.*UNSAFE: btrfs, but the directory shop/ is NOCOW.*every file made in it later" "$scratch/out" &&
+		grep -q "chattr -C $scratch/btrfs/schema/shop/ and every NOCOW directory" "$scratch/out"
+	r=$?
+	sed -n 's/^InnoDB/# InnoDB/p' "$scratch/out"
+	: >"$scratch/btrfs/schema/shop/orders.ibd"
+	lsattr "$scratch/btrfs/schema/shop/orders.ibd" | grep -q '^[^ ]*C' || r=1
+	rm -f "$scratch/btrfs/schema/shop/orders.ibd"
+	chattr -C "$scratch/btrfs/schema/shop" && verdict "$scratch/btrfs/schema" && [ $rc -eq 0 ] &&
+		: >"$scratch/btrfs/schema/shop/orders.ibd" &&
+		! lsattr "$scratch/btrfs/schema/shop/orders.ibd" | grep -q '^[^ ]*C'
+	ok $((r | $?)) "an empty schema directory with +C: UNSAFE naming shop/ (a new file in it is NOCOW); chattr -C, as told, makes it SAFE"
+
+	mkdir -p "$scratch/btrfs/deep/a/b/c/d"
+	chattr +C "$scratch/btrfs/deep/a/b/c/d"
+	verdict "$scratch/btrfs/deep"
+	grep -q "^copy-on-write *NO: a/b/c/d/ is NOCOW" "$scratch/out" && [ $rc -eq 1 ]
+	r=$?
+	chattr -C "$scratch/btrfs/deep/a/b/c/d" && touch "$scratch/btrfs/deep/a/empty.ibd" &&
+		chattr +C "$scratch/btrfs/deep/a/empty.ibd" && verdict "$scratch/btrfs/deep" &&
+		[ $rc -eq 1 ] && grep -q "1 of 1 files under the path are NOCOW (chattr +C; the first: a/empty.ibd)" "$scratch/out"
+	ok $((r | $?)) "a NOCOW directory four levels down, and an empty NOCOW file: each UNSAFE, named"
+
+	# nodatacow: the whole mount; the remount it gives, then the files
+	# made meanwhile named, then copied
+	rc=0
+	mkdir -p "$scratch/btrfs/ndc" && mount -o remount,nodatacow "$scratch/btrfs" &&
+		head -c 65536 /dev/urandom >"$scratch/btrfs/ndc/ibdata1"
+	verdict "$scratch/btrfs/ndc"
+	[ $rc -eq 1 ] && grep -q "InnoDB.*UNSAFE: btrfs mounted nodatacow" "$scratch/out" &&
+		grep -q "mount -o remount,datacow $scratch/btrfs " "$scratch/out" &&
+		! grep -q "move the datadir" "$scratch/out"
+	r=$?
+	mount -o remount,datacow "$scratch/btrfs" && verdict "$scratch/btrfs/ndc" && [ $rc -eq 1 ] &&
+		grep -q "the first: ibdata1" "$scratch/out" &&
+		(cd "$scratch/btrfs/ndc" && cp --reflink=never ibdata1 ibdata1.new && mv ibdata1.new ibdata1) &&
+		verdict "$scratch/btrfs/ndc" && [ $rc -eq 0 ]
+	ok $((r | $?)) "btrfs mounted nodatacow: UNSAFE, the remount as told, then the file made meanwhile named and copied: SAFE"
 fi
 
 # --- untorn_jw: what it does and does not change ------------------------------

@@ -308,11 +308,35 @@ static void probe_journal_flag(struct ut_fscaps *c, const char *path)
 	c->journal_flag = journal_flag_all(path);
 }
 
-#define NOCOW_SCAN_MAX 10000 /* files looked at under a directory */
+#define NOCOW_SCAN_MAX 1000000 /* entries looked at under a directory */
+#define NOCOW_SCAN_DEPTH 64
 
-/* Counts the NOCOW regular files under dir, two levels deep (a MySQL
- * datadir: ibdata1, redo logs, one directory per database). */
-static void scan_nocow(struct ut_fscaps *c, const char *dir, int depth)
+/* Notes one NOCOW entry under the path; the first one found is named. */
+static void note_nocow(struct ut_fscaps *c, const char *path, int is_dir)
+{
+	size_t skip = strlen(c->nocow_root);
+
+	if (is_dir)
+		c->nocow_dirs++;
+	else
+		c->nocow_files++;
+	if (c->nocow_first[0])
+		return;
+	if (!strncmp(path, c->nocow_root, skip) && path[skip] == '/')
+		path += skip + 1;
+	snprintf(c->nocow_first, sizeof(c->nocow_first), "%s%s", path,
+		 is_dir ? "/" : "");
+	c->nocow_first_is_dir = is_dir;
+}
+
+/*
+ * Walks everything under dir on the same filesystem: a NOCOW file is
+ * overwritten in place, and a NOCOW directory hands its flag to every
+ * file made in it later (a new table's .ibd), so both count, at any
+ * depth, empty or not.  What cannot be read, or lies past the limits,
+ * leaves the scan incomplete: no proof of copy-on-write.
+ */
+static void scan_nocow(struct ut_fscaps *c, const char *dir, dev_t dev, int depth)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
@@ -320,20 +344,33 @@ static void scan_nocow(struct ut_fscaps *c, const char *dir, int depth)
 	DIR *d;
 
 	d = opendir(dir);
-	if (!d)
+	if (!d) {
+		c->scan_incomplete = 1;
 		return;
-	while (c->files_seen < NOCOW_SCAN_MAX && (de = readdir(d))) {
+	}
+	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' &&
 		    (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
 			continue;
+		if (c->files_seen + c->dirs_seen >= NOCOW_SCAN_MAX) {
+			c->scan_incomplete = 1;
+			break;
+		}
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (lstat(path, &sb))
+		if (lstat(path, &sb) || sb.st_dev != dev)
 			continue;
-		if (S_ISDIR(sb.st_mode) && depth < 2) {
-			scan_nocow(c, path, depth + 1);
+		if (S_ISDIR(sb.st_mode)) {
+			c->dirs_seen++;
+			if (path_flags(path) & FS_NOCOW_FL)
+				note_nocow(c, path, 1);
+			if (depth < NOCOW_SCAN_DEPTH)
+				scan_nocow(c, path, dev, depth + 1);
+			else
+				c->scan_incomplete = 1;
 		} else if (S_ISREG(sb.st_mode)) {
 			c->files_seen++;
-			c->nocow_files += path_nocow(path);
+			if (path_nocow(path))
+				note_nocow(c, path, 0);
 		}
 	}
 	closedir(d);
@@ -349,11 +386,14 @@ static void probe_nocow(struct ut_fscaps *c, const char *path)
 
 	if (strcmp(c->mnt.fstype, "btrfs"))
 		return;
-	c->nocow = opt_has(c->mnt.super_opts, "nodatacow", NULL) || path_nocow(path);
+	c->nocow_mount = opt_has(c->mnt.super_opts, "nodatacow", NULL);
+	c->nocow_path = path_nocow(path);
+	if (snprintf(c->nocow_root, sizeof(c->nocow_root), "%s", path) >=
+	    (int)sizeof(c->nocow_root))
+		c->scan_incomplete = 1;
 	if (!stat(path, &sb) && S_ISDIR(sb.st_mode))
-		scan_nocow(c, path, 0);
-	if (c->nocow_files)
-		c->nocow = 1;
+		scan_nocow(c, path, sb.st_dev, 0);
+	c->nocow = c->nocow_mount || c->nocow_path || c->nocow_files || c->nocow_dirs;
 	if (c->nocow)
 		c->cow = 0;
 }

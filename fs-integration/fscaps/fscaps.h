@@ -52,9 +52,17 @@ struct ut_fscaps {
 		       * data=journal): a chattr +j file is then not journalled */
 	int journal_flag; /* chattr +j (FS_JOURNAL_DATA_FL) on the path, and
 			   * on every file directly in it for a directory */
-	int nocow; /* btrfs: the path (or a file in it) is
-				 * NOCOW (chattr +C, nodatacow) */
+	int nocow; /* btrfs: the mount, the path, or a file or
+		    * directory under it is NOCOW (chattr +C, nodatacow) */
+	int nocow_mount; /* mounted nodatacow */
+	int nocow_path; /* the path itself has chattr +C */
 	unsigned nocow_files, files_seen; /* under a directory path */
+	unsigned nocow_dirs, dirs_seen; /* at any depth */
+	int scan_incomplete; /* a directory unreadable, or past the limits:
+			      * copy-on-write is not proven */
+	int nocow_first_is_dir;
+	char nocow_first[1024]; /* the first NOCOW entry, relative to path */
+	char nocow_root[1024]; /* the path as scanned */
 	uint32_t fs_block;
 	uint32_t dio_mem_align, dio_offset_align; /* 0: no O_DIRECT */
 	uint32_t atomic_min, atomic_max, atomic_segments;

@@ -41,6 +41,13 @@ static void fix_expand(const struct ut_fscaps *c, const char *fix, char *out, si
 		if (!strcmp(key, "device"))
 			sub = c->mnt.source[0] ? c->mnt.source :
 						 "the filesystem's device";
+		if (!strcmp(key, "path"))
+			sub = c->nocow_root[0] ? c->nocow_root : c->path;
+		if (!strcmp(key, "nocow")) {
+			if (snprintf(name, sizeof(name), "%s/%s", c->nocow_root,
+				     c->nocow_first) < (int)sizeof(name))
+				sub = name;
+		}
 		if (!sub) {
 			out[n++] = *fix++;
 			out[n] = '\0';
@@ -97,21 +104,61 @@ static int no_journal(const struct ut_fscaps *c, struct ut_verdict *v)
 	return 1;
 }
 
-/* btrfs files that are NOCOW are overwritten in place */
+/*
+ * btrfs, but something under the path is NOCOW: overwritten in place.
+ * keep is the way on that needs no change ("keep innodb_doublewrite=ON",
+ * "use --guard doublewrite"); the fix that follows it is the one that
+ * works for what was found (tests/fscheck_test.sh follows each).
+ */
 static void nocow_verdict(const struct ut_fscaps *c, const char *keep,
 			  struct ut_verdict *v)
 {
-	char why[160];
+	char fix[512];
 
-	if (c->nocow_files)
-		snprintf(why, sizeof(why),
-			 "%u of %u files under the path are NOCOW (chattr +C)",
-			 c->nocow_files, c->files_seen);
-	else
-		snprintf(why, sizeof(why), "the path is NOCOW (chattr +C or nodatacow)");
-	say(c, v, 0, keep,
-	    "btrfs, but %s: their pages are overwritten in place, not copied on write, and a crash can tear them",
-	    why);
+	if (c->nocow_mount) {
+		snprintf(fix, sizeof(fix),
+			 "%s, or remount with copy-on-write: mount -o remount,datacow {mount} (and drop nodatacow from /etc/fstab), then run this check again: files made while nodatacow stay NOCOW and it names them",
+			 keep);
+		say(c, v, 0, fix,
+		    "btrfs mounted nodatacow: every file made on it is overwritten in place, not copied on write, and a crash can tear its pages");
+		return;
+	}
+	if (c->nocow_path || c->nocow_dirs) {
+		snprintf(fix, sizeof(fix),
+			 "%s, or chattr -C %s and every NOCOW directory under it (a directory's flag clears; files already in them stay NOCOW: copy each, cp --reflink=never F F.new && mv F.new F, with the server stopped), then run this check again",
+			 keep, c->nocow_path ? "{path}" : "{nocow}");
+		say(c, v, 0, fix,
+		    "btrfs, but %s%s is NOCOW (chattr +C; %u NOCOW directories and %u NOCOW files under the path): every file made in it later is overwritten in place, not copied on write, and a crash can tear it",
+		    c->nocow_path ? "the path " : "the directory ",
+		    c->nocow_path ? c->path : c->nocow_first, c->nocow_dirs,
+		    c->nocow_files);
+		return;
+	}
+	snprintf(fix, sizeof(fix),
+		 "%s, or copy each NOCOW file into a new one, which the directory's copy-on-write then covers (cp --reflink=never F F.new && mv F.new F, with the server stopped: +C cannot be removed from a file with data), then run this check again",
+		 keep);
+	say(c, v, 0, fix,
+	    "btrfs, but %u of %u files under the path are NOCOW (chattr +C; the first: %s): their pages are overwritten in place, not copied on write, and a crash can tear them",
+	    c->nocow_files, c->files_seen, c->nocow_first);
+}
+
+/* copy-on-write proven for the whole path */
+static int cow_proven(const struct ut_fscaps *c, struct ut_verdict *v)
+{
+	if (!c->cow)
+		return 0;
+	if (c->scan_incomplete) {
+		say(c, v, 0, "run the check as root, on the datadir itself (a path with fewer than 1 000 000 entries)",
+		    "%s, but not every directory under the path could be read (or it holds more than 1 000 000 entries), so a NOCOW file or directory (chattr +C) may be among them",
+		    c->mnt.fstype);
+		return 1;
+	}
+	say(c, v, 1, NULL, "%s is copy-on-write: a page is never overwritten in place%s",
+	    c->mnt.fstype,
+	    strcmp(c->mnt.fstype, "btrfs") ?
+		    "" :
+		    " (no file or directory under the path is NOCOW)");
+	return 1;
 }
 
 /* ext4 journals this path's file data: data=journal, or chattr +j on a
@@ -232,13 +279,10 @@ void ut_fscaps_verdict(const struct ut_fscaps *c, const char *guard,
 		journal_verdict(c, page_size, block_size, 1, v);
 	else if (!strcmp(guard, "atomic"))
 		atomic_verdict(c, page_size, v);
-	else if (c->cow)
-		say(c, v, 1, NULL,
-		    "%s is copy-on-write: a page is never overwritten in place",
-		    c->mnt.fstype);
+	else if (cow_proven(c, v))
+		;
 	else if (c->nocow)
-		nocow_verdict(c, "use --guard doublewrite, or a directory without chattr +C (copy the files into it: +C cannot be removed from a file with data)",
-			      v);
+		nocow_verdict(c, "use --guard doublewrite", v);
 	else if (no_journal(c, v))
 		;
 	else
@@ -252,15 +296,10 @@ void ut_fscaps_innodb_verdict(const struct ut_fscaps *c, uint32_t page_size,
 	memset(v, 0, sizeof(*v));
 	if (fs_unusable(c, v))
 		return;
-	if (c->cow) {
-		say(c, v, 1, NULL,
-		    "%s is copy-on-write: a page is never overwritten in place",
-		    c->mnt.fstype);
+	if (cow_proven(c, v))
 		return;
-	}
 	if (c->nocow) {
-		nocow_verdict(c, "keep innodb_doublewrite=ON, or move the datadir to a directory without chattr +C (copy the files: +C cannot be removed from a file with data)",
-			      v);
+		nocow_verdict(c, "keep innodb_doublewrite=ON", v);
 		return;
 	}
 	if (c->no_journal && page_size > c->fs_block) {
