@@ -22,7 +22,7 @@ cd "$scratch" || exit 1
 	"$UNTORN" dump a16 >a16.tsv 2>dump.err &&
 	"$UNTORN" init b16 --page-size 16k >/dev/null && "$UNTORN" load b16 --from a16.tsv >/dev/null &&
 	"$UNTORN" dump b16 2>/dev/null | cmp -s - a16.tsv &&
-	"$UNTORN" verify b16 | grep -q ": 30000 rows, 0 out of order, 0 damaged" &&
+	"$UNTORN" verify b16 | grep -q ": 30000 rows, 0 out of order; 30000 values .* checked: 0 damaged" &&
 	[ "$(wc -l <a16.tsv)" -eq 30000 ]
 ok $? "16 KiB, split layout: dump, load --from, dump again: the same 30000 lines; verify clean"
 

@@ -6,9 +6,11 @@
 #ifndef UNTORN_ACKS_H
 #define UNTORN_ACKS_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct acks {
 	uint64_t *key, *ver; /* ver 0: empty slot */
@@ -52,20 +54,57 @@ static inline int acks_put(struct acks *a, uint64_t key, uint64_t ver)
 	return 0;
 }
 
-/* Reads "key version" lines; returns 0 or -1. */
-static inline int acks_read(struct acks *a, FILE *in)
+/* A decimal number up to the next ' ' or '\n'; the end, or NULL. */
+static inline const char *acks_num(const char *p, uint64_t *v)
 {
-	unsigned long long key, ver;
-	char line[128];
+	const char *start = p;
 
+	*v = 0;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (*v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return NULL;
+		*v = *v * 10 + (uint64_t)(*p - '0');
+	}
+	return p == start ? NULL : p;
+}
+
+/*
+ * Reads "KEY VERSION" lines (decimal, version >= 1).  A last line with
+ * no newline was cut short while being written (its commit's record not
+ * complete): it is skipped and counted in *cut.  Returns 0; -EBADMSG
+ * with *bad_line (1-based) set for a malformed line; -errno when the
+ * file cannot be read (a directory: -EISDIR); -ENOMEM.
+ */
+static inline int acks_read(struct acks *a, FILE *in, uint64_t *bad_line, unsigned *cut)
+{
+	uint64_t key, ver;
+	const char *p;
+	char line[128];
+	size_t len;
+
+	*bad_line = 0;
+	*cut = 0;
 	while (fgets(line, sizeof(line), in)) {
-		if (sscanf(line, "%llu %llu", &key, &ver) != 2)
-			continue; /* a line cut by the crash */
+		len = strlen(line);
+		if (len && line[len - 1] != '\n' && len + 1 < sizeof(line) &&
+		    feof(in)) {
+			(*cut)++;
+			break;
+		}
+		p = acks_num(line, &key);
+		if (p && *p == ' ')
+			p = acks_num(p + 1, &ver);
+		else
+			p = NULL;
+		if (!p || *p != '\n' || !ver) {
+			*bad_line = a->lines + 1;
+			return -EBADMSG;
+		}
 		if (acks_put(a, key, ver))
-			return -1;
+			return -ENOMEM;
 		a->lines++;
 	}
-	return 0;
+	return ferror(in) ? -(errno ? errno : EIO) : 0;
 }
 
 static inline void acks_free(struct acks *a)
