@@ -290,6 +290,24 @@ void ut_fscaps_verdict(const struct ut_fscaps *c, const char *guard,
 		    "pages are overwritten in place with nothing to repair a torn one");
 }
 
+/*
+ * What makes InnoDB's pages whole where they are overwritten in place:
+ * only a fix that works on this filesystem.  ext4 turns data=journal on
+ * by a remount (fix-journal); that keeps a page whole only when it fits
+ * in one block, and a new innodb_page_size is a new instance.  No mount
+ * option makes another filesystem journal its data.
+ */
+static const char *innodb_fix(const struct ut_fscaps *c, uint32_t page_size)
+{
+	int ext4 = !strcmp(c->mnt.fstype, "ext4") || !strcmp(c->mnt.fstype, "ext3");
+
+	if (ext4 && page_size <= c->fs_block)
+		return "keep innodb_doublewrite=ON, or mount with data=journal: {fix-journal} {mount} prints the steps (fstab and journal size included)";
+	if (ext4)
+		return "keep innodb_doublewrite=ON: no mount keeps pages larger than the block whole (data=journal journals each block under its own handle); innodb_page_size=4k with data=journal would, but a new page size means a new instance and a dump and reload (mariadb-dump/mysqldump), then {fix-journal} {mount}";
+	return "keep innodb_doublewrite=ON: no mount option makes this filesystem journal its data; a new filesystem would — btrfs with copy-on-write, or ext4 data=journal ({mkfs-journal}) with innodb_page_size=4k, which for a larger page size means a new instance and a dump and reload (mariadb-dump/mysqldump)";
+}
+
 void ut_fscaps_innodb_verdict(const struct ut_fscaps *c, uint32_t page_size,
 			      struct ut_verdict *v)
 {
@@ -314,7 +332,7 @@ void ut_fscaps_innodb_verdict(const struct ut_fscaps *c, uint32_t page_size,
 		journal_verdict(c, page_size, page_size, 0, v);
 		return;
 	}
-	say(c, v, 0, "keep innodb_doublewrite=ON, or mount ext4 with data=journal and use pages no larger than its block ({fix-journal} {mount} prints the steps; {mkfs-journal} makes a new one)",
+	say(c, v, 0, innodb_fix(c, page_size),
 	    "%s overwrites %u-byte pages in place and a crash can tear them; InnoDB has one LSN per page and cannot rebuild a torn one",
 	    c->mnt.fstype, page_size);
 }
