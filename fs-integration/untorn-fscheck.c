@@ -322,7 +322,7 @@ int main(int argc, char **argv)
 	}
 	if (mysql || defaults_file)
 		return mysql_main(argc - optind, defaults_file, mysql,
-				  page_given || engine_given, as_json);
+				  page_given || engine_given || probe_s, as_json);
 	if (optind != argc - 1) {
 		fprintf(stderr, "untorn-fscheck: give exactly one PATH; try 'untorn-fscheck --help'\n");
 		return 2;
@@ -338,12 +338,6 @@ int main(int argc, char **argv)
 			argv[optind], caps.mnt.fstype);
 		return 2;
 	}
-	ut_fscaps_innodb_verdict(&caps, ps, &v[0]);
-	ut_fscaps_verdict(&caps, "journal", ps,
-			  caps.fs_block < ps ? caps.fs_block : ps, &v[1]);
-	ut_fscaps_verdict(&caps, "atomic", ps,
-			  caps.fs_block < ps ? caps.fs_block : ps, &v[2]);
-	ut_fscaps_verdict(&caps, "doublewrite", ps, ps, &v[3]);
 	if (probe_s) {
 		ret = ut_split_probe(&caps, ps, probe_s, &probe);
 		if (ret) {
@@ -351,7 +345,17 @@ int main(int argc, char **argv)
 				argv[optind], strerror(-ret));
 			return 2;
 		}
+		if (probe.measured) {
+			caps.probe_pages = probe.pages;
+			caps.probe_split = probe.split;
+		}
 	}
+	ut_fscaps_innodb_verdict(&caps, ps, &v[0]);
+	ut_fscaps_verdict(&caps, "journal", ps,
+			  caps.fs_block < ps ? caps.fs_block : ps, &v[1]);
+	ut_fscaps_verdict(&caps, "atomic", ps,
+			  caps.fs_block < ps ? caps.fs_block : ps, &v[2]);
+	ut_fscaps_verdict(&caps, "doublewrite", ps, ps, &v[3]);
 	if (as_json) {
 		report_json(&caps, ps, v, probe_s ? &probe : NULL);
 	} else {

@@ -71,6 +71,10 @@ struct ut_fscaps {
 	char dev_name[64];
 	uint32_t jbd2_max_txn_blocks; /* 0 unknown */
 	int jw_module; /* /dev/untorn_jw exists */
+	/* set by a caller that measured it (untorn-fscheck --probe): page
+	 * writes split across two jbd2 transactions here; 0 pages: not
+	 * measured, and the verdict quotes the project's own figure */
+	unsigned long probe_pages, probe_split;
 };
 
 /* Engines, for the verdict: one LSN per page (InnoDB, untorn
