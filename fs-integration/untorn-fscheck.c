@@ -102,6 +102,18 @@ static const char *data_mode_name(const struct ut_fscaps *c)
 	return c->no_journal ? "none (no journal)" : names[c->data_mode];
 }
 
+/* what the devices under the filesystem write whole (the sector guard) */
+static void stack_text(const struct ut_fscaps *c)
+{
+	char layers[512];
+
+	ut_block_stack_describe(&c->stack, layers, sizeof(layers));
+	if (c->stack.unit)
+		printf("written whole   %u bytes: %s\n", c->stack.unit, layers);
+	else
+		printf("written whole   unknown: %s\n", c->stack.unknown);
+}
+
 /* btrfs: copy-on-write, or the first thing that is NOCOW */
 static void cow_text(const struct ut_fscaps *c)
 {
@@ -135,6 +147,7 @@ static void facts_text(const struct ut_fscaps *c)
 		       c->delalloc ? "on (+j has no effect)" : "off (nodelalloc)");
 	if (!strcmp(c->mnt.fstype, "btrfs"))
 		cow_text(c);
+	stack_text(c);
 	printf("O_DIRECT        %s (memory %u, offset %u)\n",
 	       c->dio_offset_align ? "yes" : "no or unknown", c->dio_mem_align,
 	       c->dio_offset_align);
@@ -195,6 +208,8 @@ static void probe_text(const struct ut_split_probe *pr, uint32_t ps)
 static void report_json(const struct ut_fscaps *c, uint32_t ps,
 			const struct ut_verdict *v, const struct ut_split_probe *pr)
 {
+	char layers[512];
+
 	printf("{\n");
 	json_str("path", c->path, 1);
 	json_str("fstype", c->mnt.fstype, 1);
@@ -215,6 +230,10 @@ static void report_json(const struct ut_fscaps *c, uint32_t ps,
 	printf("  \"rotational\": %d,\n  \"jbd2_max_transaction_blocks\": %u,\n",
 	       c->rotational, c->jbd2_max_txn_blocks);
 	printf("  \"untorn_jw_loaded\": %s,\n", c->jw_module ? "true" : "false");
+	ut_block_stack_describe(&c->stack, layers, sizeof(layers));
+	printf("  \"stack_atomic_unit\": %u,\n", c->stack.unit);
+	json_str("stack_layers", layers, 1);
+	json_str("stack_unknown", c->stack.unknown, 1);
 	printf("  \"no_journal\": %s,\n  \"nocow\": %s,\n  \"nocow_files\": %u,\n",
 	       c->no_journal ? "true" : "false", c->nocow ? "true" : "false",
 	       c->nocow_files);

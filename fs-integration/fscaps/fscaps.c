@@ -459,6 +459,21 @@ static void classify(struct ut_fscaps *c)
 		c->barrier = 0;
 }
 
+/*
+ * The devices under the filesystem, down to the disks.  btrfs reports an
+ * anonymous device number: its mount's source names the device.
+ */
+static void probe_stack(struct ut_fscaps *c, dev_t dev)
+{
+	struct stat src;
+
+	if (major(dev) == 0 && c->mnt.source[0] && !stat(c->mnt.source, &src) &&
+	    S_ISBLK(src.st_mode))
+		dev = src.st_rdev;
+	ut_block_stack_probe("/sys", "/proc/self/mountinfo", major(dev),
+			     minor(dev), &c->stack);
+}
+
 int ut_fscaps_probe(const char *path, struct ut_fscaps *c)
 {
 	char real[PATH_MAX];
@@ -476,6 +491,7 @@ int ut_fscaps_probe(const char *path, struct ut_fscaps *c)
 	classify(c);
 	probe_statx(c, real);
 	probe_device(c, sb.st_dev);
+	probe_stack(c, sb.st_dev);
 	probe_jbd2(c);
 	probe_ext4_journal(c);
 	probe_nocow(c, real);

@@ -13,6 +13,7 @@
 #define UNTORN_FSCAPS_H
 
 #include <stdint.h>
+#include "blockstack.h"
 
 #ifndef RWF_ATOMIC
 #define RWF_ATOMIC 0x00000040
@@ -71,6 +72,7 @@ struct ut_fscaps {
 	char dev_name[64];
 	uint32_t jbd2_max_txn_blocks; /* 0 unknown */
 	int jw_module; /* /dev/untorn_jw exists */
+	struct ut_block_stack stack; /* what the devices under it write whole */
 	/* set by a caller that measured it (untorn-fscheck --probe): page
 	 * writes split across two jbd2 transactions here; 0 pages: not
 	 * measured, and the verdict quotes the project's own figure */
