@@ -70,7 +70,7 @@ static void say(const struct ut_fscaps *c, struct ut_verdict *v, int safe,
 }
 
 /* What rules out every guard: no durable device, or no cache flushes. */
-static int fs_unusable(const struct ut_fscaps *c, struct ut_verdict *v)
+int ut_fscaps_unusable(const struct ut_fscaps *c, struct ut_verdict *v)
 {
 	if (!c->durable) {
 		say(c, v, 0, "put the store on a local ext4 or XFS filesystem on a real or loop block device",
@@ -219,20 +219,34 @@ static void atomic_verdict(const struct ut_fscaps *c, uint32_t page_size,
 	    c->atomic_min, c->atomic_max, page_size);
 }
 
-void ut_fscaps_verdict(const struct ut_fscaps *c, const char *guard,
-		       uint32_t page_size, uint32_t block_size, struct ut_verdict *v)
+void ut_verdict_copy_first(const struct ut_fscaps *c, uint32_t page_size,
+			   uint32_t block_size, struct ut_verdict *v)
 {
-	memset(v, 0, sizeof(*v));
-	if (fs_unusable(c, v))
-		return;
-	if (!strcmp(guard, "doublewrite"))
-		say(c, v, 1, NULL,
-		    "every page is first written to the doublewrite file and synced, so a torn in-place page is restored from its copy");
-	else if (!strcmp(guard, "journal"))
-		journal_verdict(c, page_size, block_size, 1, v);
-	else if (!strcmp(guard, "atomic"))
-		atomic_verdict(c, page_size, v);
-	else if (c->cow)
+	(void)page_size;
+	(void)block_size;
+	say(c, v, 1, NULL,
+	    "every page is first written to the doublewrite file and synced, so a torn in-place page is restored from its copy");
+}
+
+void ut_verdict_journalled(const struct ut_fscaps *c, uint32_t page_size,
+			   uint32_t block_size, struct ut_verdict *v)
+{
+	journal_verdict(c, page_size, block_size, 1, v);
+}
+
+void ut_verdict_atomic(const struct ut_fscaps *c, uint32_t page_size,
+		       uint32_t block_size, struct ut_verdict *v)
+{
+	(void)block_size;
+	atomic_verdict(c, page_size, v);
+}
+
+void ut_verdict_in_place(const struct ut_fscaps *c, uint32_t page_size,
+			 uint32_t block_size, struct ut_verdict *v)
+{
+	(void)page_size;
+	(void)block_size;
+	if (c->cow)
 		say(c, v, 1, NULL,
 		    "%s is copy-on-write: a page is never overwritten in place",
 		    c->mnt.fstype);
@@ -250,7 +264,7 @@ void ut_fscaps_innodb_verdict(const struct ut_fscaps *c, uint32_t page_size,
 			      struct ut_verdict *v)
 {
 	memset(v, 0, sizeof(*v));
-	if (fs_unusable(c, v))
+	if (ut_fscaps_unusable(c, v))
 		return;
 	if (c->cow) {
 		say(c, v, 1, NULL,
