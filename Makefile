@@ -33,8 +33,11 @@ CC         ?= cc
 # (build-address-undefined, build-thread) with the sanitizers on, and any
 # report fails the test that triggered it
 SANITIZE   ?=
+# TEST_GUARD=1: a build of its own (build-testguard) whose library holds a
+# fifth guard, tests/guard_test.c (guards_plugin_test.sh)
+TEST_GUARD ?=
 comma      := ,
-BUILD      ?= build$(if $(SANITIZE),-$(subst $(comma),-,$(SANITIZE)))
+BUILD      ?= build$(if $(SANITIZE),-$(subst $(comma),-,$(SANITIZE)))$(if $(TEST_GUARD),-testguard)
 SAN_FLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
 
 CFLAGS     ?= -O2 -g
@@ -46,10 +49,12 @@ LDLIBS     := -luring -lm
 # USDT probes (engine/base/probes.h) when sys/sdt.h (systemtap-sdt-dev) is there
 HAVE_SDT   := $(shell echo '\#include <sys/sdt.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo yes)
 UT_CFLAGS  += $(if $(HAVE_SDT),-DUT_HAVE_SDT)
+UT_CFLAGS  += $(if $(TEST_GUARD),-DUT_TEST_GUARD)
 
 # the library's layers, bottom up (engine/LAYERS, make check-layers)
 LIB_DIRS   := base io page guard log store buf mtr tree
-LIB_SRCS   := $(wildcard $(LIB_DIRS:%=engine/%/*.c) engine/*.c fs-integration/fscaps/*.c)
+LIB_SRCS   := $(wildcard $(LIB_DIRS:%=engine/%/*.c) engine/*.c fs-integration/fscaps/*.c) \
+	      $(if $(TEST_GUARD),tests/guard_test.c)
 CLI_SRCS   := $(wildcard engine/cli/*.c)
 # untorn-fscheck's own parts: --mysql (a server's options, its
 # tablespace's page size) and --probe (split page writes, measured)

@@ -58,8 +58,9 @@ static int engine_files(struct ut_engine *eng, const char *dir, struct ut_err *e
 	ut_redo_set_need_space(&eng->log, ut_flush_want_log_space, &eng->flush);
 	ret = ut_guard_open(&eng->guard, eng->store->sb.guard, &eng->geom,
 			    eng->store->page_fd, dir, eng->store->sb.uuid, err);
-	if (ret == -ENOENT)
-		ut_place_explain(dir, UT_DBLWR_FILE, "doublewrite file", err);
+	if (ret == -ENOENT && eng->guard.ops && eng->guard.ops->file)
+		ut_place_explain(dir, eng->guard.ops->file->name,
+				 eng->guard.ops->file->what, err);
 	if (ret)
 		ut_redo_close(&eng->log);
 	return ret;
@@ -114,7 +115,7 @@ int ut_engine_open(const char *dir, const struct ut_engine_opts *o,
 	if (!eng)
 		return ut_err_set(err, -ENOMEM, "out of memory");
 	eng->opts = *o;
-	if (!eng->opts.batch || eng->opts.batch > UT_DBLWR_MAX_BATCH)
+	if (!eng->opts.batch || eng->opts.batch > UT_FLUSH_BATCH_MAX)
 		eng->opts.batch = 64;
 	ret = ut_store_open_wait(dir, 0, o->lock_wait_ms, &eng->store, err);
 	if (ret)
@@ -322,9 +323,9 @@ void ut_engine_stats(struct ut_engine *eng, struct ut_engine_stats *s)
 		__atomic_load_n(&eng->log.bytes_written, __ATOMIC_RELAXED);
 	if (eng->guard.ops->stats)
 		eng->guard.ops->stats(&eng->guard, &gs);
-	s->dblwr_bytes_written = gs.copy_bytes_written;
-	s->dblwr_waits = gs.waits;
-	s->dblwr_wait_ns = gs.wait_ns;
+	s->guard_copy_bytes = gs.copy_bytes;
+	s->guard_slot_waits = gs.slot_waits;
+	s->guard_slot_wait_ns = gs.slot_wait_ns;
 	s->fsyncs = __atomic_load_n(&eng->log.fsyncs, __ATOMIC_RELAXED) +
 		    atomic_load(&eng->guard.data_fsyncs) + gs.fsyncs;
 	s->checkpoints = ut_checkpoint_count(&eng->ckpt);
@@ -341,12 +342,14 @@ void ut_engine_stats(struct ut_engine *eng, struct ut_engine_stats *s)
 
 const char *ut_engine_guard(const struct ut_engine *eng)
 {
-	return ut_guard_name(eng->store->sb.guard);
+	return eng->guard.ops->name;
 }
 
-int ut_engine_uses_jw(const struct ut_engine *eng)
+const char *ut_engine_page_writer(const struct ut_engine *eng)
 {
-	return eng->guard.jw_fd >= 0;
+	const struct ut_guard_ops *ops = eng->guard.ops;
+
+	return ops->writer ? ops->writer(&eng->guard) : NULL;
 }
 
 uint32_t ut_engine_page_size(const struct ut_engine *eng)

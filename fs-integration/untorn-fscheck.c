@@ -14,6 +14,7 @@
 #include <string.h>
 #include <untorn/parse.h>
 #include "fscaps/fscaps.h"
+#include "guard/guard.h"
 #include "mysql/server_check.h"
 #include "probe/split_probe.h"
 
@@ -206,9 +207,11 @@ static void probe_text(const struct ut_split_probe *pr, uint32_t ps)
 }
 
 static void report_json(const struct ut_fscaps *c, uint32_t ps,
-			const struct ut_verdict *v, const struct ut_split_probe *pr)
+			const struct ut_verdict *v, const struct ut_guard_ops **shown,
+			unsigned n, const struct ut_split_probe *pr)
 {
-	char layers[512];
+	char layers[512], key[64];
+	unsigned i;
 
 	printf("{\n");
 	json_str("path", c->path, 1);
@@ -245,11 +248,44 @@ static void report_json(const struct ut_fscaps *c, uint32_t ps,
 	       c->journal_flag ? "true" : "false", c->delalloc ? "true" : "false");
 	if (pr)
 		probe_json(pr);
-	verdict_json("innodb_doublewrite_off", &v[0], 1);
-	verdict_json("untorn_journal", &v[1], 1);
-	verdict_json("untorn_atomic", &v[2], 1);
-	verdict_json("untorn_doublewrite", &v[3], 0);
+	verdict_json("innodb_doublewrite_off", &v[0], n > 0);
+	for (i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "untorn_%s", shown[i]->name);
+		verdict_json(key, &v[i + 1], i + 1 < n);
+	}
 	printf("}\n");
+}
+
+#define GUARDS_MAX 16
+
+/*
+ * The guards whose verdict is given: every guard of the table that keeps
+ * pages whole (not one that needs --unsafe), those without a copy of
+ * their own first (the alternatives to a doublewrite buffer), then those
+ * with one.
+ */
+static unsigned guards_shown(const struct ut_guard_ops **shown)
+{
+	const struct ut_guard_ops *ops;
+	unsigned i, n = 0, pass;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; (ops = ut_guard_at(i)) && n < GUARDS_MAX; i++)
+			if (!ops->needs_unsafe && !ops->file == !pass)
+				shown[n++] = ops;
+	return n;
+}
+
+/* --engine untorn: is a guard that writes no second copy safe here? */
+static int copyless_safe(const struct ut_guard_ops **shown,
+			 const struct ut_verdict *v, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (!shown[i]->file && v[i].safe)
+			return 1;
+	return 0;
 }
 
 /* --mysql: the server says where its pages are and how large */
@@ -280,7 +316,10 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
-	struct ut_verdict v[4];
+	const struct ut_guard_ops *shown[GUARDS_MAX];
+	struct ut_verdict v[GUARDS_MAX + 1];
+	char who[64];
+	unsigned i, n;
 	struct ut_fscaps caps;
 	uint32_t ps = 16384;
 	const char *defaults_file = NULL;
@@ -370,24 +409,24 @@ int main(int argc, char **argv)
 		}
 	}
 	ut_fscaps_innodb_verdict(&caps, ps, &v[0]);
-	ut_fscaps_verdict(&caps, "journal", ps,
-			  caps.fs_block < ps ? caps.fs_block : ps, &v[1]);
-	ut_fscaps_verdict(&caps, "atomic", ps,
-			  caps.fs_block < ps ? caps.fs_block : ps, &v[2]);
-	ut_fscaps_verdict(&caps, "doublewrite", ps, ps, &v[3]);
+	n = guards_shown(shown);
+	for (i = 0; i < n; i++)
+		ut_guard_verdict(shown[i], &caps, ps,
+				 caps.fs_block < ps ? caps.fs_block : ps, &v[i + 1]);
 	if (as_json) {
-		report_json(&caps, ps, v, probe_s ? &probe : NULL);
+		report_json(&caps, ps, v, shown, n, probe_s ? &probe : NULL);
 	} else {
 		facts_text(&caps);
 		if (probe_s)
 			probe_text(&probe, ps);
 		printf("\ndoublewrite buffer off, %u-byte pages:\n", ps);
 		verdict_text("InnoDB (one LSN per page)", &v[0]);
-		verdict_text("untorn --guard journal", &v[1]);
-		verdict_text("untorn --guard atomic", &v[2]);
-		verdict_text("untorn --guard doublewrite", &v[3]);
+		for (i = 0; i < n; i++) {
+			snprintf(who, sizeof(who), "untorn --guard %s", shown[i]->name);
+			verdict_text(who, &v[i + 1]);
+		}
 	}
 	if (untorn)
-		return v[1].safe || v[2].safe ? 0 : 1;
+		return copyless_safe(shown, v + 1, n) ? 0 : 1;
 	return v[0].safe ? 0 : 1;
 }

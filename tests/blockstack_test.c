@@ -122,7 +122,8 @@ static int sector_says(const struct ut_block_stack *st, const char *t,
 	c.fs_block = 4096;
 	c.cow = !strcmp(t, "btrfs");
 	c.stack = *st;
-	ut_fscaps_verdict(&c, "sector", 16384, block, &v);
+	memset(&v, 0, sizeof(v));
+	ut_verdict_sector(&c, 16384, block, &v);
 	if (v.safe == safe && strstr(v.reason, words) && (safe || v.fix[0]))
 		return 1;
 	ktap_diag("sector, %s, %u-byte blocks: %s: %s; fix: %s", t, block,

@@ -8,6 +8,7 @@
  */
 #include <string.h>
 #include "fscaps.h"
+#include "guard/guard.h"
 #include "ktap.h"
 
 static int parse_mountinfo(void)
@@ -67,7 +68,7 @@ static int safe(const struct ut_fscaps *c, const char *guard, uint32_t ps, uint3
 {
 	struct ut_verdict v;
 
-	ut_fscaps_verdict(c, guard, ps, bs, &v);
+	ut_guard_verdict(ut_guard_find(guard), c, ps, bs, &v);
 	if (!v.safe && (!v.reason[0] || !v.fix[0]))
 		return -1; /* an unsafe verdict always says why and what to do */
 	return v.safe;
@@ -90,7 +91,7 @@ static int says(const struct ut_fscaps *c, const char *who, uint32_t ps,
 	if (!strcmp(who, "innodb"))
 		ut_fscaps_innodb_verdict(c, ps, &v);
 	else
-		ut_fscaps_verdict(c, who, ps, bs, &v);
+		ut_guard_verdict(ut_guard_find(who), c, ps, bs, &v);
 	if (strstr(v.reason, reason) && strstr(v.fix, fix))
 		return 1;
 	ktap_diag("%s: reason '%s', fix '%s'", who, v.reason, v.fix);

@@ -125,7 +125,7 @@ ok $? "each installed untorn-* script prints its USAGE with --help"
 # options cannot drift: every option a command's --help names is in its
 # man page (written \-\-name there)
 bad=""
-for cmd in init info check put get delete load dump "bench write" "bench scan" recover verify; do
+for cmd in init info check put get delete load dump "bench write" "bench scan" recover verify guards; do
 	# shellcheck disable=SC2086
 	for o in $("$prefix/usr/bin/untorn" $cmd --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u); do
 		grep -qF -- "$(echo "$o" | sed 's/-/\\-/g')" "$TOP/engine/cli/untorn.1" || bad="$bad untorn $cmd $o;"

@@ -25,7 +25,8 @@ int ut_cleaner_alloc(struct ut_flush *fl, struct ut_cleaner *c)
 
 	memset(c, 0, sizeof(*c));
 	c->fl = fl;
-	c->buf = ut_io_alloc(UT_DBLWR_HDR + (size_t)batch * fl->pool->geom.page_size);
+	c->buf = ut_io_alloc(fl->guard->ops->batch_hdr +
+			     (size_t)batch * fl->pool->geom.page_size);
 	c->frames = calloc(batch, sizeof(*c->frames)); /* NOLINT(bugprone-sizeof-expression): pointers */
 	c->page_nos = calloc(batch, sizeof(*c->page_nos));
 	c->ios = calloc(batch + 1, sizeof(*c->ios));
@@ -94,6 +95,7 @@ static int batch_write(struct ut_flush *fl, struct ut_cleaner *c, unsigned n)
 		.ring = ut_ring_thread(),
 		.ios = c->ios,
 		.buf = c->buf,
+		.pages = c->buf + fl->guard->ops->batch_hdr,
 		.page_nos = c->page_nos,
 		.n = n,
 	};
@@ -105,7 +107,7 @@ static int batch_write(struct ut_flush *fl, struct ut_cleaner *c, unsigned n)
 
 static const char *guard_name(const struct ut_flush *fl)
 {
-	return ut_guard_name(fl->guard->ops->id);
+	return fl->guard->ops->name;
 }
 
 int ut_flush_batch(struct ut_flush *fl, struct ut_cleaner *c)
@@ -126,7 +128,7 @@ int ut_flush_batch(struct ut_flush *fl, struct ut_cleaner *c)
 		f = c->frames[i];
 		f->meta.page_no = f->page_no;
 		ut_page_pack(g, &f->meta, f->area,
-			     c->buf + UT_DBLWR_HDR + (size_t)i * ps);
+			     c->buf + fl->guard->ops->batch_hdr + (size_t)i * ps);
 		c->page_nos[i] = f->page_no;
 		if (f->newest_lsn > newest)
 			newest = f->newest_lsn;

@@ -18,6 +18,10 @@
 #include "buf/flush_rate.h"
 #include "buf/redo_pace.h"
 #include "guard/guard.h"
+
+/* pages per flush batch at most (ut_engine_opts.batch; a guard may take
+ * fewer: its max_batch) */
+#define UT_FLUSH_BATCH_MAX 1012u
 #include "log/redo.h"
 
 struct ut_flush;
@@ -26,7 +30,7 @@ struct ut_flush;
 struct ut_cleaner {
 	struct ut_flush *fl;
 	pthread_t thread;
-	unsigned char *buf; /* dblwr header + batch page images */
+	unsigned char *buf; /* the guard's batch header + page images */
 	struct ut_frame **frames;
 	uint32_t *page_nos;
 	struct ut_io *ios;

@@ -25,6 +25,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_bench_scan(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_guards(int argc, char **argv);
 
 struct ut_engine;
 struct ut_engine_opts;

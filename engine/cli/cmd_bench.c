@@ -278,11 +278,11 @@ static void stats_since(struct ut_engine_stats *a, const struct ut_engine_stats 
 	a->pages_written -= b->pages_written;
 	a->page_bytes_written -= b->page_bytes_written;
 	a->redo_bytes_written -= b->redo_bytes_written;
-	a->dblwr_bytes_written -= b->dblwr_bytes_written;
+	a->guard_copy_bytes -= b->guard_copy_bytes;
 	a->fsyncs -= b->fsyncs;
 	a->checkpoints -= b->checkpoints;
-	a->dblwr_waits -= b->dblwr_waits;
-	a->dblwr_wait_ns -= b->dblwr_wait_ns;
+	a->guard_slot_waits -= b->guard_slot_waits;
+	a->guard_slot_wait_ns -= b->guard_slot_wait_ns;
 	a->pool_reads -= b->pool_reads;
 	a->pool_hits -= b->pool_hits;
 	a->pool_misses -= b->pool_misses;
@@ -348,13 +348,15 @@ static void percentiles(struct worker *w, unsigned n, struct bench_result *r)
 
 static void print_json(struct bench *b, const struct bench_result *r, const char *dir)
 {
+	const char *writer = ut_engine_page_writer(b->eng);
 	struct json j;
 	int i;
 
 	json_begin(&j, stdout);
 	json_str(&j, "store", dir);
 	json_str(&j, "guard", ut_engine_guard(b->eng));
-	json_bool(&j, "untorn_jw", ut_engine_uses_jw(b->eng));
+	json_str(&j, "page_writer", writer ? writer : "io_uring");
+	json_bool(&j, "untorn_jw", writer && !strcmp(writer, "untorn_jw"));
 	json_u64(&j, "page_size", ut_engine_page_size(b->eng));
 	json_str(&j, "commit", b->lazy ? "lazy" : "sync");
 	json_u64(&j, "threads", b->threads);
@@ -388,7 +390,7 @@ static void print_json(struct bench *b, const struct bench_result *r, const char
 	json_u64(&j, "commit_p99_us", r->p99);
 	json_u64(&j, "pages_written", r->st.pages_written);
 	json_u64(&j, "page_bytes_written", r->st.page_bytes_written);
-	json_u64(&j, "dblwr_bytes_written", r->st.dblwr_bytes_written);
+	json_u64(&j, "dblwr_bytes_written", r->st.guard_copy_bytes);
 	json_u64(&j, "redo_bytes_written", r->st.redo_bytes_written);
 	if (r->device_bytes >= 0)
 		json_u64(&j, "device_bytes_written", r->device_bytes);
@@ -396,8 +398,8 @@ static void print_json(struct bench *b, const struct bench_result *r, const char
 		json_str(&j, "device_bytes_written", "unknown");
 	json_u64(&j, "fsyncs", r->st.fsyncs);
 	json_u64(&j, "checkpoints", r->st.checkpoints);
-	json_u64(&j, "dblwr_waits", r->st.dblwr_waits);
-	json_u64(&j, "dblwr_wait_ns", r->st.dblwr_wait_ns);
+	json_u64(&j, "dblwr_waits", r->st.guard_slot_waits);
+	json_u64(&j, "dblwr_wait_ns", r->st.guard_slot_wait_ns);
 	json_obj_open(&j, "latch_waits");
 	for (i = 0; i < UT_LATCH_NCLASSES; i++) {
 		json_obj_open(&j, ut_latch_class_name(i));
@@ -412,11 +414,12 @@ static void print_json(struct bench *b, const struct bench_result *r, const char
 
 static void print_table(struct bench *b, const struct bench_result *r)
 {
+	const char *writer = ut_engine_page_writer(b->eng);
 	int i;
 
-	printf("guard %s%s, page %u, %llu threads, %.1f s (+%llu s warm-up)\n",
-	       ut_engine_guard(b->eng),
-	       ut_engine_uses_jw(b->eng) ? " (pages through untorn_jw)" : "",
+	printf("guard %s%s%s%s, page %u, %llu threads, %.1f s (+%llu s warm-up)\n",
+	       ut_engine_guard(b->eng), writer ? " (pages through " : "",
+	       writer ? writer : "", writer ? ")" : "",
 	       ut_engine_page_size(b->eng), (unsigned long long)b->threads,
 	       r->seconds, (unsigned long long)b->warmup);
 	printf("  %-22s %12.0f (%llu row write%s each)\n", "tps", r->tps,
@@ -444,8 +447,9 @@ static void print_table(struct bench *b, const struct bench_result *r)
 	printf("  %-22s %12.1f %% of the log (%s flushing)\n", "checkpoint age peak",
 	       r->st.log_capacity ? 100.0 * r->age_max / r->st.log_capacity : 0,
 	       b->adaptive ? "adaptive" : "eager");
-	printf("  %-22s %12.3f ms (%llu waits)\n", "dblwr slot wait",
-	       r->st.dblwr_wait_ns / 1e6, (unsigned long long)r->st.dblwr_waits);
+	printf("  %-22s %12.3f ms (%llu waits)\n", "guard slot wait",
+	       r->st.guard_slot_wait_ns / 1e6,
+	       (unsigned long long)r->st.guard_slot_waits);
 	printf("  latch waits (class: waits, ms):");
 	for (i = 0; i < UT_LATCH_NCLASSES; i++)
 		if (r->latch[i].waits)

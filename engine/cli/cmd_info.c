@@ -9,10 +9,9 @@
 #include <string.h>
 #include <time.h>
 #include <untorn/crc32c.h>
-#include <untorn/jw.h>
 #include <untorn/store.h>
 #include "cli.h"
-#include "guard/dblwr.h"
+#include "guard/guard.h"
 #include "log/redo.h"
 #include "store/placement.h"
 
@@ -51,38 +50,28 @@ static const char *slot_status(int e)
 	return e == UT_SB_ECRC ? "checksum mismatch" : "damaged";
 }
 
-/* how the engine writes pages here: the module matters to the journal guard */
-static const char *page_writes(const struct ut_store *st)
+/* how the engine writes pages here, and the guard's note on it */
+static const char *page_writes(const struct ut_store *st, char *note, size_t len)
 {
-	if (st->sb.guard != UT_GUARD_JOURNAL)
-		return "io_uring";
-	switch (ut_jw_engine_state()) {
-	case UT_JW_IN_USE:
-		return "untorn_jw";
-	case UT_JW_OFF:
-		return "pwrite (UNTORN_JW=off)";
-	default:
-		return "pwrite (untorn_jw not loaded)";
-	}
+	const struct ut_guard_ops *ops = ut_guard_ops(st->sb.guard);
+
+	note[0] = '\0';
+	return ops->page_writes ? ops->page_writes(st->sb.flags, note, len) : "io_uring";
 }
 
 static void info_text_writes(const struct ut_store *st)
 {
-	if (st->sb.guard != UT_GUARD_JOURNAL)
-		return;
-	if (ut_jw_engine_state() == UT_JW_IN_USE)
-		printf("page writes  through /dev/untorn_jw: each page in one jbd2 transaction\n");
-	else if (st->sb.flags & UT_SB_SINGLE_LSN)
-		printf("page writes  %s: a page's blocks can join two jbd2 transactions, and a single-LSN page torn so is lost; load untorn_jw (make kmod)\n",
-		       page_writes(st));
-	else
-		printf("page writes  %s: a page's blocks can join two jbd2 transactions; the per-block LSNs repair a page torn so\n",
-		       page_writes(st));
+	char note[512];
+
+	page_writes(st, note, sizeof(note));
+	if (note[0])
+		printf("page writes  %s\n", note);
 }
 
 static void info_json(const struct ut_store *st, const char *uuid, const char *created)
 {
-	char where[PATH_MAX];
+	const struct ut_guard_ops *guard = ut_guard_ops(st->sb.guard);
+	char where[PATH_MAX], key[64], note[512];
 	struct json j;
 	int i;
 
@@ -94,14 +83,15 @@ static void info_json(const struct ut_store *st, const char *uuid, const char *c
 	json_u64(&j, "block_size", st->geom.block_size);
 	json_u64(&j, "blocks_per_page", st->geom.n_blocks);
 	json_u64(&j, "area_size", st->geom.area_size);
-	json_str(&j, "guard", ut_guard_name(st->sb.guard));
+	json_str(&j, "guard", guard->name);
 	ut_place_where(st->dir, UT_LOG_FILE, where, sizeof(where));
 	json_str(&j, "redo_log", where);
-	if (st->sb.guard == UT_GUARD_DOUBLEWRITE) {
-		ut_place_where(st->dir, UT_DBLWR_FILE, where, sizeof(where));
-		json_str(&j, "doublewrite_file", where);
+	if (guard->file) {
+		snprintf(key, sizeof(key), "%s_file", guard->file->label);
+		ut_place_where(st->dir, guard->file->name, where, sizeof(where));
+		json_str(&j, key, where);
 	}
-	json_str(&j, "page_writes", page_writes(st));
+	json_str(&j, "page_writes", page_writes(st, note, sizeof(note)));
 	json_bool(&j, "single_lsn", !!(st->sb.flags & UT_SB_SINGLE_LSN));
 	json_bool(&j, "unsafe", !!(st->sb.flags & UT_SB_UNSAFE));
 	json_str(&j, "store_id", uuid);
@@ -127,18 +117,20 @@ static void info_json(const struct ut_store *st, const char *uuid, const char *c
 	json_end(&j);
 }
 
-/* The redo log and the doublewrite file: in the store, or linked to
- * their own directories (init --redo-dir, --dblwr-dir). */
+/* The redo log and the guard's file (the doublewrite file): in the
+ * store, or linked to their own directories (init --redo-dir,
+ * --dblwr-dir). */
 static void info_text_files(const struct ut_store *st)
 {
+	const struct ut_guard_ops *guard = ut_guard_ops(st->sb.guard);
 	char where[PATH_MAX];
 
 	ut_place_where(st->dir, UT_LOG_FILE, where, sizeof(where));
 	printf("redo log     %s\n", where);
-	if (st->sb.guard != UT_GUARD_DOUBLEWRITE)
+	if (!guard->file)
 		return;
-	ut_place_where(st->dir, UT_DBLWR_FILE, where, sizeof(where));
-	printf("doublewrite  %s\n", where);
+	ut_place_where(st->dir, guard->file->name, where, sizeof(where));
+	printf("%-12s %s\n", guard->file->label, where);
 }
 
 static void info_text(const struct ut_store *st, const char *uuid, const char *created)

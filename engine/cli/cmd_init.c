@@ -10,10 +10,11 @@
 #include <untorn/parse.h>
 #include <untorn/store.h>
 #include "cli.h"
+#include "guard/guard.h"
 
-static const char init_help[] =
+static const char init_help_head[] =
 	"usage: untorn init DIR [--page-size SIZE] [--block-size SIZE] [--guard NAME]\n"
-	"                      [--log-size SIZE] [--redo-dir DIR] [--dblwr-dir DIR]\n"
+	"                      [--log-size SIZE] [--redo-dir DIR] [GUARD OPTIONS]\n"
 	"                      [--single-lsn] [--unsafe]\n"
 	"\n"
 	"Makes a new store in DIR (created if missing; must be empty).\n"
@@ -21,23 +22,47 @@ static const char init_help[] =
 	"  --page-size SIZE   page size, a power of two from 4k to 64k (default 16k)\n"
 	"  --block-size SIZE  checksummed block size (default: the filesystem's block\n"
 	"                     size); every block carries its own LSN and CRC32C\n"
-	"  --guard NAME       how pages are kept untorn by a crash:\n"
-	"                       doublewrite  a synced copy first (default; any filesystem)\n"
-	"                       journal      ext4 data=journal + per-block LSNs and redo\n"
-	"                       atomic       O_DIRECT + RWF_ATOMIC (statx atomic unit >= page)\n"
-	"                       none         nothing (benchmarks only; needs --unsafe)\n"
+	"  --guard NAME       how pages are kept untorn by a crash (default doublewrite;\n"
+	"                     `untorn guards` says more):\n";
+
+static const char init_help_tail[] =
 	"                     a guard the filesystem cannot honour is refused, with the fix\n"
 	"  --log-size SIZE    redo log size (default 64M, at least 8M)\n"
 	"  --redo-dir DIR     the redo log in DIR (InnoDB's innodb_log_group_home_dir),\n"
 	"                     e.g. on data=ordered beside a data=journal store; linked\n"
 	"                     from the store as untorn.redo, DIR must be mounted at open\n"
-	"  --dblwr-dir DIR    the doublewrite file in DIR (innodb_doublewrite_dir);\n"
-	"                     doublewrite guard only\n"
 	"  --single-lsn       one LSN and checksum per page (InnoDB's design, block size =\n"
 	"                     page size): for crash simulations that show why untorn\n"
 	"                     checksums blocks\n"
-	"  --unsafe           allow --guard none, and a guard this filesystem cannot\n"
-	"                     honour (crash simulations); the store is not re-checked\n";
+	"  --unsafe           allow a guard that needs it (none), and a guard this\n"
+	"                     filesystem cannot honour (crash simulations); the store is\n"
+	"                     not re-checked\n";
+
+/* The help: the guards and their options from the table. */
+static void init_help(void)
+{
+	const struct ut_guard_ops *ops;
+	const struct ut_guard_opt *o;
+	char arg[64];
+	unsigned i;
+
+	fputs(init_help_head, stdout);
+	for (i = 0; (ops = ut_guard_at(i)); i++)
+		printf("                       %-12s %s\n", ops->name, ops->help);
+	fputs(init_help_tail, stdout);
+	for (i = 0; (ops = ut_guard_at(i)); i++) {
+		if (ops->file && ops->file->dir_opt) {
+			snprintf(arg, sizeof(arg), "--%s DIR", ops->file->dir_opt);
+			printf("  %-18s the %s (%s) in DIR, linked from the\n"
+			       "                     store; guard %s only\n",
+			       arg, ops->file->what, ops->file->name, ops->name);
+		}
+		for (o = ops->opts; o && o->name; o++) {
+			snprintf(arg, sizeof(arg), "--%s %s", o->name, o->arg);
+			printf("  %-18s %s; guard %s only\n", arg, o->help, ops->name);
+		}
+	}
+}
 
 static int parse_page_size(const char *arg, const char *what, uint32_t *out)
 {
@@ -52,20 +77,95 @@ static int parse_page_size(const char *arg, const char *what, uint32_t *out)
 	return 0;
 }
 
+enum {
+	OPT_GUARD_DIR = 0x100, /* + the guard's index in the table */
+	OPT_GUARD_ARG = 0x200, /* + the option's index in guard_opts */
+};
+
+#define INIT_OPTS_MAX 48
+
+static const struct option base_opts[] = {
+	{ "page-size", required_argument, NULL, 'p' },
+	{ "block-size", required_argument, NULL, 'b' },
+	{ "guard", required_argument, NULL, 'g' },
+	{ "unsafe", no_argument, NULL, 'u' },
+	{ "single-lsn", no_argument, NULL, 's' },
+	{ "log-size", required_argument, NULL, 'l' },
+	{ "redo-dir", required_argument, NULL, 'r' },
+	{ "help", no_argument, NULL, 'h' },
+};
+
+/* The options: init's own, then each guard's directory option and its
+ * own options (the table's); names[i] is what OPT_GUARD_ARG + i is. */
+static void init_options(struct option *opts, const char **names)
+{
+	const struct ut_guard_ops *ops;
+	const struct ut_guard_opt *o;
+	unsigned i, n, k = 0;
+
+	n = sizeof(base_opts) / sizeof(base_opts[0]);
+	memcpy(opts, base_opts, sizeof(base_opts));
+	for (i = 0; (ops = ut_guard_at(i)) && n < INIT_OPTS_MAX - 1; i++) {
+		if (ops->file && ops->file->dir_opt)
+			opts[n++] = (struct option){ ops->file->dir_opt,
+						     required_argument, NULL,
+						     OPT_GUARD_DIR + (int)i };
+		for (o = ops->opts; o && o->name && n < INIT_OPTS_MAX - 1; o++) {
+			names[k] = o->name;
+			opts[n++] = (struct option){ o->name, required_argument,
+						     NULL, OPT_GUARD_ARG + (int)k };
+			k++;
+		}
+	}
+	opts[n] = (struct option){ 0 };
+}
+
+/* A guard's option or directory, for the guard that owns it: refused
+ * here with its name when the store's guard is another. */
+static int init_guard_opt(int c, const char *const *names, const char *arg,
+			  struct ut_init_opts *io, const char **dir_of)
+{
+	struct ut_guard_args *a = &io->guard_args;
+
+	if (c >= OPT_GUARD_ARG) {
+		if (a->n >= UT_GUARD_ARGS_MAX)
+			return cli_usage_fail("init", "too many guard options; give at most %u",
+					      UT_GUARD_ARGS_MAX);
+		a->v[a->n].name = names[c - OPT_GUARD_ARG];
+		a->v[a->n].value = arg;
+		a->n++;
+		return 0;
+	}
+	io->guard_dir = arg;
+	*dir_of = ut_guard_at((unsigned)(c - OPT_GUARD_DIR))->name;
+	return 0;
+}
+
+/* Each guard option given is the chosen guard's. */
+static int init_guard_opts_fit(const struct ut_init_opts *io, const char *dir_of)
+{
+	const char *guard = ut_guard_name(io->guard);
+	const struct ut_guard_ops *owner;
+	unsigned i;
+
+	if (dir_of && strcmp(dir_of, guard))
+		return cli_usage_fail("init", "--%s is for the %s guard; guard '%s' has no %s",
+				      ut_guard_find(dir_of)->file->dir_opt, dir_of,
+				      guard, ut_guard_find(dir_of)->file->what);
+	for (i = 0; i < io->guard_args.n; i++) {
+		owner = ut_guard_opt_owner(io->guard_args.v[i].name);
+		if (strcmp(owner->name, guard))
+			return cli_usage_fail("init", "--%s is for the %s guard; guard '%s' does not take it",
+					      io->guard_args.v[i].name,
+					      owner->name, guard);
+	}
+	return 0;
+}
+
 int cmd_init(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "page-size", required_argument, NULL, 'p' },
-		{ "block-size", required_argument, NULL, 'b' },
-		{ "guard", required_argument, NULL, 'g' },
-		{ "unsafe", no_argument, NULL, 'u' },
-		{ "single-lsn", no_argument, NULL, 's' },
-		{ "log-size", required_argument, NULL, 'l' },
-		{ "redo-dir", required_argument, NULL, 'r' },
-		{ "dblwr-dir", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
+	struct option opts[INIT_OPTS_MAX];
+	const char *names[INIT_OPTS_MAX], *dir_of = NULL;
 	struct ut_init_opts io = {
 		.page_size = 16384,
 		.guard = UT_GUARD_DOUBLEWRITE,
@@ -73,7 +173,13 @@ int cmd_init(int argc, char **argv)
 	struct ut_err err = { "" };
 	int c, guard, ret;
 
+	init_options(opts, names);
 	while ((c = getopt_long(argc, argv, "p:b:g:ush", opts, NULL)) != -1) {
+		if (c >= OPT_GUARD_DIR) {
+			if (init_guard_opt(c, names, optarg, &io, &dir_of))
+				return EXIT_ERROR;
+			continue;
+		}
 		switch (c) {
 		case 'p':
 			if (parse_page_size(optarg, "page size", &io.page_size))
@@ -86,8 +192,8 @@ int cmd_init(int argc, char **argv)
 		case 'g':
 			guard = ut_guard_parse(optarg);
 			if (guard < 0)
-				return cli_usage_fail("init", "unknown guard '%s' (doublewrite, journal, atomic, none)",
-						      optarg);
+				return cli_usage_fail("init", "unknown guard '%s' (%s)",
+						      optarg, ut_guard_names());
 			io.guard = guard;
 			break;
 		case 'u':
@@ -104,11 +210,8 @@ int cmd_init(int argc, char **argv)
 		case 'r':
 			io.redo_dir = optarg;
 			break;
-		case 'd':
-			io.dblwr_dir = optarg;
-			break;
 		case 'h':
-			fputs(init_help, stdout);
+			init_help();
 			return EXIT_OK;
 		default:
 			return cli_bad_option("init", argv);
@@ -116,6 +219,8 @@ int cmd_init(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_usage_fail("init", "give exactly one DIR");
+	if (init_guard_opts_fit(&io, dir_of))
+		return EXIT_ERROR;
 	ret = ut_store_init(argv[optind], &io, &err);
 	if (ret)
 		return cli_fail_err(&err, ret);

@@ -34,12 +34,11 @@ static void report_text(const char *dir, const struct ut_recovery_report *r)
 {
 	uint64_t i;
 
-	for (i = 0; i < r->dblwr_restored && i < 64; i++)
-		printf("Recovered page %u from the doublewrite buffer\n",
-		       r->restored[i]);
-	if (r->dblwr_restored > 64)
+	for (i = 0; i < r->guard_restored && i < 64; i++)
+		printf("Recovered page %u from %s\n", r->restored[i], r->restored_from);
+	if (r->guard_restored > 64)
 		printf("... and %llu more pages\n",
-		       (unsigned long long)(r->dblwr_restored - 64));
+		       (unsigned long long)(r->guard_restored - 64));
 	printf("%s: %s\n", dir,
 	       r->needed ? "recovered from a crash" :
 			   "was shut down cleanly: no redo to apply");
@@ -62,10 +61,13 @@ static void report_text(const char *dir, const struct ut_recovery_report *r)
 	else if (r->damage_lsn)
 		printf("  the log is damaged at LSN %llu where it ends (--accept-log-loss): transactions committed in the damaged blocks are lost\n",
 		       (unsigned long long)r->damage_lsn);
-	printf("  %llu pages read in %llu submissions; doublewrite: %llu copies checked, %llu pages restored; %.3f s\n",
-	       (unsigned long long)r->pages_read, (unsigned long long)r->read_submits,
-	       (unsigned long long)r->dblwr_checked,
-	       (unsigned long long)r->dblwr_restored, r->seconds);
+	printf("  %llu pages read in %llu submissions",
+	       (unsigned long long)r->pages_read, (unsigned long long)r->read_submits);
+	if (r->guard)
+		printf("; %s: %llu copies checked, %llu pages restored",
+		       r->guard, (unsigned long long)r->guard_checked,
+		       (unsigned long long)r->guard_restored);
+	printf("; %.3f s\n", r->seconds);
 }
 
 static void report_json(const char *dir, const struct ut_recovery_report *r)
@@ -90,10 +92,10 @@ static void report_json(const char *dir, const struct ut_recovery_report *r)
 	json_u64(&j, "records_skipped", r->records_skipped);
 	json_u64(&j, "pages_read", r->pages_read);
 	json_u64(&j, "read_submits", r->read_submits);
-	json_u64(&j, "dblwr_checked", r->dblwr_checked);
-	json_u64(&j, "dblwr_restored", r->dblwr_restored);
+	json_u64(&j, "dblwr_checked", r->guard_checked);
+	json_u64(&j, "dblwr_restored", r->guard_restored);
 	json_arr_open(&j, "restored_pages");
-	for (i = 0; i < r->dblwr_restored && i < 64; i++)
+	for (i = 0; i < r->guard_restored && i < 64; i++)
 		json_u64(&j, NULL, r->restored[i]);
 	json_arr_close(&j);
 	json_f64(&j, "seconds", r->seconds);

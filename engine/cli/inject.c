@@ -8,10 +8,13 @@
  *       K blocks, then the process dies (_exit 137) as if the power went:
  *       the page on disk is torn after block K.
  *
- *   UNTORN_INJECT=pause-mid-page:DIR
+ *   UNTORN_INJECT=pause-mid-page:DIR[:CUT]
  *       a crash simulator's handshake (DIR holds FIFOs "ask" and
  *       "paused"): when a byte arrives on ask, the next in-place page
- *       write stops after its first half, the data file is fdatasync'd
+ *       write stops after its first half (CUT: after CUT bytes, a
+ *       multiple of 512; "random": a random multiple of 512 inside the
+ *       page, so that a cut can fall inside a block, as a disk that
+ *       writes 512-byte sectors whole tears), the data file is fdatasync'd
  *       (on ext4 data=journal that commits the half in a jbd2
  *       transaction: the interleaving ext4 produces by itself for
  *       0.06-0.08 % of 16 KiB writes), a byte goes to paused, and the
@@ -70,6 +73,22 @@ static pthread_mutex_t pause_mutex = PTHREAD_MUTEX_INITIALIZER;
 static int pause_state; /* 0 idle, 1 asked, 2 half written */
 static int pause_io_fd;
 static off_t pause_rest_off; /* where the held-back half starts */
+static long pause_cut; /* bytes written before the pause; 0 half, -1 random */
+static unsigned pause_seed = 1;
+
+#define PAUSE_SECTOR 512
+
+/* Where the paused write stops: a multiple of 512 bytes inside it. */
+static ssize_t pause_cut_at(size_t len)
+{
+	size_t sectors = len / PAUSE_SECTOR;
+
+	if (pause_cut > 0 && (size_t)pause_cut < len)
+		return pause_cut;
+	if (pause_cut < 0 && sectors > 1)
+		return (ssize_t)(1 + rand_r(&pause_seed) % (sectors - 1)) * PAUSE_SECTOR;
+	return (ssize_t)(len / 4096 / 2) * 4096;
+}
 
 static int pause_asked(void)
 {
@@ -108,16 +127,30 @@ static ssize_t pause_admit(enum ut_op op, int fd, size_t len, off_t off)
 		   (pause_state == 1 || pause_asked())) {
 		pause_state = 2;
 		pause_io_fd = fd;
-		ret = (len / block / 2) * block;
+		ret = pause_cut_at(len);
 		pause_rest_off = off + ret;
 	}
 	pthread_mutex_unlock(&pause_mutex);
 	return ret;
 }
 
-static int pause_setup(const char *dir)
+/* DIR[:CUT]: the FIFOs' directory, and where a paused write stops */
+static int pause_setup(const char *arg)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX + 16], dir[PATH_MAX], *colon, *end;
+
+	snprintf(dir, sizeof(dir), "%s", arg);
+	colon = strrchr(dir, ':');
+	if (colon && !strcmp(colon + 1, "random")) {
+		*colon = '\0';
+		pause_cut = -1;
+		pause_seed = (unsigned)getpid();
+	} else if (colon && colon[1] >= '0' && colon[1] <= '9') {
+		*colon = '\0';
+		pause_cut = strtol(colon + 1, &end, 10);
+		if (*end || pause_cut <= 0 || pause_cut % PAUSE_SECTOR)
+			return -1;
+	}
 
 	snprintf(path, sizeof(path), "%s/ask", dir);
 	pause_ask_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -134,7 +167,7 @@ void cli_inject_from_env(void)
 		return;
 	if (!strncmp(spec, "pause-mid-page:", 15)) {
 		if (pause_setup(spec + 15)) {
-			fprintf(stderr, "untorn: UNTORN_INJECT: cannot open the FIFOs ask and paused in %s\n",
+			fprintf(stderr, "untorn: UNTORN_INJECT: '%s': give pause-mid-page:DIR[:CUT], DIR holding the FIFOs ask and paused, CUT a multiple of 512 or random\n",
 				spec + 15);
 			exit(EXIT_ERROR);
 		}
@@ -145,7 +178,7 @@ void cli_inject_from_env(void)
 		ut_sys.io_admit = tear_admit;
 		return;
 	}
-	fprintf(stderr, "untorn: UNTORN_INJECT='%s' not understood; use torn-page-write:K or pause-mid-page:DIR\n",
+	fprintf(stderr, "untorn: UNTORN_INJECT='%s' not understood; use torn-page-write:K or pause-mid-page:DIR[:CUT]\n",
 		spec);
 	exit(EXIT_ERROR);
 }

@@ -33,6 +33,7 @@ static const struct {
 	{ "bench", cmd_bench, "bench write (TPS, commit latency) | bench scan (read-ahead)" },
 	{ "recover", cmd_recover, "run crash recovery and report what it did" },
 	{ "verify", cmd_verify, "check acknowledged commits, value integrity and key order" },
+	{ "guards", cmd_guards, "the guards of this build and their facts (--list: names)" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -131,9 +132,10 @@ int cli_engine_open(const char *dir, const struct ut_engine_opts *o,
 	ret = ut_engine_open(dir, &with_wait, engp, &rep, &err);
 	if (ret)
 		return cli_fail_err(&err, ret);
-	if (rep.needed || rep.dblwr_restored)
-		fprintf(stderr, "untorn: %s was not shut down cleanly: recovered automatically (%llu pages restored from the doublewrite buffer, %llu redo records applied up to LSN %llu)\n",
-			dir, (unsigned long long)rep.dblwr_restored,
+	if (rep.needed || rep.guard_restored)
+		fprintf(stderr, "untorn: %s was not shut down cleanly: recovered automatically (%llu pages restored from %s, %llu redo records applied up to LSN %llu)\n",
+			dir, (unsigned long long)rep.guard_restored,
+			rep.restored_from ? rep.restored_from : "a copy",
 			(unsigned long long)rep.records_applied,
 			(unsigned long long)rep.end_lsn);
 	return 0;

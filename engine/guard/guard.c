@@ -1,26 +1,129 @@
 // SPDX-License-Identifier: MIT
 /*
- * guard.c - the table of guards, opening and closing the one a store
- * uses, and the write path guards share: pages in place with one
+ * guard.c - the table of guards (guard_list.h) and what is asked of it
+ * (by id, by name, by init option; the verdict), opening and closing the
+ * guard a store uses, and the write path guards share: pages in place with one
  * io_uring submission, and the data file's fdatasync after the batch
  * (ut_guard_write_durable) or before the next checkpoint (ut_guard_sync).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include "guard/guard.h"
 
+#define UT_GUARD(name) extern const struct ut_guard_ops ut_guard_##name;
+#include "guard/guard_list.h"
+#undef UT_GUARD
+
+#define UT_GUARD(name) &ut_guard_##name,
 static const struct ut_guard_ops *const ut_guard_table[] = {
-	[UT_GUARD_NONE] = &ut_guard_none,
-	[UT_GUARD_DOUBLEWRITE] = &ut_guard_doublewrite,
-	[UT_GUARD_JOURNAL] = &ut_guard_journal,
-	[UT_GUARD_ATOMIC] = &ut_guard_atomic,
+#include "guard/guard_list.h"
+	NULL,
 };
+#undef UT_GUARD
+
+const struct ut_guard_ops *ut_guard_at(unsigned i)
+{
+	if (i >= sizeof(ut_guard_table) / sizeof(ut_guard_table[0]))
+		return NULL;
+	return ut_guard_table[i];
+}
 
 const struct ut_guard_ops *ut_guard_ops(uint32_t id)
 {
-	if (id >= sizeof(ut_guard_table) / sizeof(ut_guard_table[0]))
-		return NULL;
-	return ut_guard_table[id];
+	const struct ut_guard_ops *ops;
+	unsigned i;
+
+	for (i = 0; (ops = ut_guard_at(i)); i++)
+		if (ops->id == id)
+			return ops;
+	return NULL;
+}
+
+const struct ut_guard_ops *ut_guard_find(const char *name)
+{
+	const struct ut_guard_ops *ops;
+	unsigned i;
+
+	for (i = 0; (ops = ut_guard_at(i)); i++)
+		if (!strcmp(ops->name, name))
+			return ops;
+	return NULL;
+}
+
+const char *ut_guard_name(uint32_t guard)
+{
+	const struct ut_guard_ops *ops = ut_guard_ops(guard);
+
+	return ops ? ops->name : NULL;
+}
+
+const char *ut_guard_help(uint32_t guard)
+{
+	const struct ut_guard_ops *ops = ut_guard_ops(guard);
+
+	return ops ? ops->help : NULL;
+}
+
+int ut_guard_parse(const char *name)
+{
+	const struct ut_guard_ops *ops = ut_guard_find(name);
+
+	return ops ? (int)ops->id : -EINVAL;
+}
+
+const char *ut_guard_names(void)
+{
+	static char names[256];
+	const struct ut_guard_ops *ops;
+	size_t n = 0;
+	unsigned i;
+
+	if (names[0])
+		return names;
+	for (i = 0; (ops = ut_guard_at(i)) && n < sizeof(names); i++)
+		n += snprintf(names + n, sizeof(names) - n, "%s%s",
+			      i ? ", " : "", ops->name);
+	return names;
+}
+
+const struct ut_guard_ops *ut_guard_opt_owner(const char *name)
+{
+	const struct ut_guard_ops *ops;
+	const struct ut_guard_opt *o;
+	unsigned i;
+
+	for (i = 0; (ops = ut_guard_at(i)); i++)
+		for (o = ops->opts; o && o->name; o++)
+			if (!strcmp(o->name, name))
+				return ops;
+	return NULL;
+}
+
+const char *ut_guard_arg(const struct ut_guard_args *a, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < a->n && i < UT_GUARD_ARGS_MAX; i++)
+		if (!strcmp(a->v[i].name, name))
+			return a->v[i].value;
+	return NULL;
+}
+
+void ut_guard_verdict(const struct ut_guard_ops *ops, const struct ut_fscaps *c,
+		      uint32_t page_size, uint32_t block_size, struct ut_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (ut_fscaps_unusable(c, v))
+		return;
+	if (ops->verdict) {
+		ops->verdict(c, page_size, block_size, v);
+		return;
+	}
+	snprintf(v->reason, sizeof(v->reason),
+		 "guard '%s' has no verdict: nothing says a page stays whole here",
+		 ops->name);
+	snprintf(v->fix, sizeof(v->fix), "use --guard doublewrite");
 }
 
 int ut_guard_open(struct ut_page_guard *g, uint32_t id,
@@ -28,7 +131,6 @@ int ut_guard_open(struct ut_page_guard *g, uint32_t id,
 		  const uint8_t uuid[16], struct ut_err *err)
 {
 	memset(g, 0, sizeof(*g));
-	g->jw_fd = -1;
 	g->geom = geom;
 	g->data_fd = data_fd;
 	g->ops = ut_guard_ops(id);
@@ -53,9 +155,8 @@ int ut_guard_write_in_place(struct ut_page_guard *g, struct ut_guard_batch *b, i
 	int ret;
 
 	for (i = 0; i < b->n; i++) {
-		ut_io_write(&b->ios[i], g->data_fd,
-			    b->buf + UT_DBLWR_HDR + (size_t)i * ps, ps,
-			    (uint64_t)b->page_nos[i] * ps);
+		ut_io_write(&b->ios[i], g->data_fd, b->pages + (size_t)i * ps,
+			    ps, (uint64_t)b->page_nos[i] * ps);
 		b->ios[i].rw_flags = rw_flags;
 	}
 	ret = ut_ring_run(b->ring, b->ios, b->n);

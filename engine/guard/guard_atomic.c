@@ -16,7 +16,12 @@ static int atomic_write(struct ut_page_guard *g, struct ut_guard_batch *b)
 
 const struct ut_guard_ops ut_guard_atomic = {
 	.id = UT_GUARD_ATOMIC,
+	.name = "atomic",
 	.help = "each page is one O_DIRECT RWF_ATOMIC write, landed all or nothing",
+	.bench_fs = "xfs",
+	.whole_writes = "an RWF_ATOMIC page write cannot be split",
 	.direct = UT_DIRECT_MUST,
+	.direct_why = "RWF_ATOMIC needs it",
+	.verdict = ut_verdict_atomic,
 	.write = atomic_write,
 };

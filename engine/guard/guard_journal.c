@@ -12,31 +12,99 @@
  * before any page is written).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <linux/fs.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 #include <untorn/jw.h>
 #include <untorn/sysio.h>
 #include "guard/guard.h"
 
+/* The guard's state: /dev/untorn_jw, or -1 (pages through pwrite). */
+struct journal {
+	int jw_fd;
+};
+
+/*
+ * On ext4 data=ordered mounted nodelalloc: per-file data journaling,
+ * chattr +j on the store's directory, which the files made in it
+ * inherit.  Setting the flag takes CAP_SYS_RESOURCE; without it the
+ * store is refused saying so (and nothing is changed).
+ */
+/* Sets (on) or clears chattr +j on dir: 0 or -errno. */
+static int dir_journal_flag(const char *dir, int on)
+{
+	int fd, flags = 0, ret;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = ioctl(fd, FS_IOC_GETFLAGS, &flags) ? -errno : 0;
+	flags = on ? flags | FS_JOURNAL_DATA_FL : flags & ~FS_JOURNAL_DATA_FL;
+	if (!ret)
+		ret = ioctl(fd, FS_IOC_SETFLAGS, &flags) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static int journal_dir_setup(const char *dir, struct ut_fscaps *caps, int *undo,
+			     struct ut_err *err)
+{
+	int ret;
+
+	if (strcmp(caps->mnt.fstype, "ext4") || caps->data_mode == UT_DATA_JOURNAL ||
+	    caps->delalloc || caps->journal_flag)
+		return 0;
+	ret = dir_journal_flag(dir, 1);
+	if (ret == -EPERM)
+		return ut_err_set(err, ret, "%s: guard 'journal' on ext4 data=ordered with nodelalloc journals the store's files by chattr +j, and setting it needs CAP_SYS_RESOURCE, which this process lacks; run init with that capability, or mount with -o data=journal",
+				  dir);
+	if (ret)
+		return ut_err_set(err, ret, "%s: cannot set chattr +j: %s; mount with -o data=journal instead",
+				  dir, strerror(-ret));
+	*undo = 1;
+	ret = ut_fscaps_probe(dir, caps);
+	return ret ? ut_err_set(err, ret, "%s: cannot read the filesystem's facts: %s",
+				dir, strerror(-ret)) :
+		     0;
+}
+
+static void journal_dir_undo(const char *dir)
+{
+	dir_journal_flag(dir, 0);
+}
+
 static int journal_open(struct ut_page_guard *g, const char *dir,
 			const uint8_t uuid[16], struct ut_err *err)
 {
+	struct journal *j;
 	int fd;
 
 	(void)dir;
 	(void)uuid;
-	(void)err;
-	if (ut_jw_engine_state() == UT_JW_OFF)
-		return 0;
-	fd = ut_jw_open();
-	g->jw_fd = fd < 0 ? -1 : fd;
+	j = malloc(sizeof(*j));
+	if (!j)
+		return ut_err_set(err, -ENOMEM, "out of memory");
+	j->jw_fd = -1;
+	if (ut_jw_engine_state() != UT_JW_OFF) {
+		fd = ut_jw_open();
+		j->jw_fd = fd < 0 ? -1 : fd;
+	}
+	g->priv = j;
 	return 0;
 }
 
 static void journal_close(struct ut_page_guard *g)
 {
-	if (g->jw_fd >= 0)
-		close(g->jw_fd);
-	g->jw_fd = -1;
+	struct journal *j = g->priv;
+
+	if (j->jw_fd >= 0)
+		close(j->jw_fd);
+	free(j);
+	g->priv = NULL;
 }
 
 /*
@@ -44,7 +112,8 @@ static void journal_close(struct ut_page_guard *g)
  * ioctl per page).  The fault-injection hook is asked first, as for every
  * other write.
  */
-static int write_through_jw(struct ut_page_guard *g, struct ut_guard_batch *b)
+static int write_through_jw(struct ut_page_guard *g, int jw_fd,
+			    struct ut_guard_batch *b)
 {
 	uint32_t ps = g->geom->page_size;
 	const unsigned char *page;
@@ -52,15 +121,14 @@ static int write_through_jw(struct ut_page_guard *g, struct ut_guard_batch *b)
 	unsigned i;
 
 	for (i = 0; i < b->n; i++) {
-		page = b->buf + UT_DBLWR_HDR + (size_t)i * ps;
+		page = b->pages + (size_t)i * ps;
 		do {
 			admit = ut_sys.io_admit(UT_OP_WRITE, g->data_fd, ps,
 						(off_t)b->page_nos[i] * ps);
 		} while (admit == -EAGAIN || admit == -EINTR);
 		if (admit < 0)
 			return (int)admit;
-		done = admit ? ut_sys.jw_pwrite(g->jw_fd, g->data_fd, page,
-						(size_t)admit,
+		done = admit ? ut_sys.jw_pwrite(jw_fd, g->data_fd, page, (size_t)admit,
 						(off_t)b->page_nos[i] * ps) :
 			       0;
 		if (done < 0)
@@ -73,17 +141,60 @@ static int write_through_jw(struct ut_page_guard *g, struct ut_guard_batch *b)
 
 static int journal_write(struct ut_page_guard *g, struct ut_guard_batch *b)
 {
+	const struct journal *j = g->priv;
 	int ret;
 
-	if (g->jw_fd < 0)
+	if (j->jw_fd < 0)
 		return ut_guard_write_in_place(g, b, 0);
-	ret = write_through_jw(g, b);
+	ret = write_through_jw(g, j->jw_fd, b);
 	ut_guard_wrote(g);
 	return ret;
 }
 
+static const char *journal_writer(const struct ut_page_guard *g)
+{
+	const struct journal *j = g->priv;
+
+	return j->jw_fd >= 0 ? "untorn_jw" : NULL;
+}
+
+/* how the engine writes pages here: through the module when loaded */
+static const char *journal_page_writes(uint32_t sb_flags, char *note, size_t len)
+{
+	const char *how;
+
+	switch (ut_jw_engine_state()) {
+	case UT_JW_IN_USE:
+		snprintf(note, len,
+			 "through /dev/untorn_jw: each page in one jbd2 transaction");
+		return "untorn_jw";
+	case UT_JW_OFF:
+		how = "pwrite (UNTORN_JW=off)";
+		break;
+	default:
+		how = "pwrite (untorn_jw not loaded)";
+		break;
+	}
+	if (sb_flags & UT_SB_SINGLE_LSN)
+		snprintf(note, len,
+			 "%s: a page's blocks can join two jbd2 transactions, and a single-LSN page torn so is lost; load untorn_jw (make kmod)",
+			 how);
+	else
+		snprintf(note, len,
+			 "%s: a page's blocks can join two jbd2 transactions; the per-block LSNs repair a page torn so",
+			 how);
+	return how;
+}
+
 const struct ut_guard_ops ut_guard_journal = {
 	.id = UT_GUARD_JOURNAL,
+	.name = "journal",
+	.bench_fs = "ext4-journal",
+	.verdict = ut_verdict_journalled,
+	.dir_setup = journal_dir_setup,
+	.dir_undo = journal_dir_undo,
+	.writer = journal_writer,
+	.page_writes = journal_page_writes,
 	.help = "ext4 data=journal keeps each block whole; redo rebuilds a page torn between blocks",
 	.direct = UT_DIRECT_NEVER,
 	.open = journal_open,

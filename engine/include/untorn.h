@@ -19,6 +19,7 @@
 #include <untorn/crc32c.h>
 #include <untorn/engine.h>
 #include <untorn/err.h>
+#include <untorn/guard.h>
 #include <untorn/jw.h>
 #include <untorn/latch.h>
 #include <untorn/page.h>

@@ -319,17 +319,22 @@ int ut_recover(const struct ut_recovery_ctx *rc, struct ut_recovery_report *rep,
 	memset(rep, 0, sizeof(*rep));
 	rep->checkpoint_lsn = rc->store->ckpt.checkpoint_lsn;
 	if (rc->guard->ops->restore) {
-		struct ut_dblwr_restore dr;
+		const struct ut_guard_ops *ops = rc->guard->ops;
+		const char *name = ops->restore_phase ? ops->restore_phase :
+							"guard-restore";
+		struct ut_guard_restore gr = { 0 };
 
-		phase = phase_start("dblwr-restore");
-		ret = rc->guard->ops->restore(rc->guard, rc->store->data_fd,
-					      rc->store->file_pages, &dr, err);
-		phase_done("dblwr-restore", phase, ret ? 0 : dr.pages_restored);
+		phase = phase_start(name);
+		ret = ops->restore(rc->guard, rc->store->data_fd,
+				   rc->store->file_pages, &gr, err);
+		phase_done(name, phase, ret ? 0 : gr.pages_restored);
 		if (ret)
 			return ret;
-		rep->dblwr_checked = dr.pages_checked;
-		rep->dblwr_restored = dr.pages_restored;
-		memcpy(rep->restored, dr.restored, sizeof(rep->restored));
+		rep->guard = ops->name;
+		rep->restored_from = ops->file ? ops->file->copy : "the guard's copy";
+		rep->guard_checked = gr.pages_checked;
+		rep->guard_restored = gr.pages_restored;
+		memcpy(rep->restored, gr.restored, sizeof(rep->restored));
 	}
 	phase = phase_start("redo-scan");
 	ret = ut_redo_scan(rc->log, ut_ring_thread(), rep->checkpoint_lsn, &scan, err);

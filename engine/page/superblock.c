@@ -27,13 +27,6 @@
 #define CK_ROOT 36
 #define CK_UUID 40
 
-static const char *const guard_names[] = {
-	[UT_GUARD_DOUBLEWRITE] = "doublewrite",
-	[UT_GUARD_JOURNAL] = "journal",
-	[UT_GUARD_ATOMIC] = "atomic",
-	[UT_GUARD_NONE] = "none",
-};
-
 static uint32_t sector_crc(const unsigned char *sec)
 {
 	uint32_t crc = ut_crc32c(0, sec, SEC_CRC);
@@ -94,7 +87,8 @@ int ut_sb_decode(const void *sector, struct ut_sb *sb)
 	sb->created = get_le64(sec + SB_CREATED);
 	if (ut_geom_init(&geom, sb->page_size, sb->block_size))
 		return UT_SB_EFIELD;
-	if (!ut_guard_name(sb->guard))
+	/* which ids name a guard is the guard table's (store_open.c) */
+	if (!sb->guard || sb->guard > UT_GUARD_ID_MAX)
 		return UT_SB_EFIELD;
 	if (sb->extent_pages == 0 || sb->extent_pages > (1u << 20))
 		return UT_SB_EFIELD;
@@ -157,21 +151,4 @@ int ut_ckpt_pick(const void *region, const uint8_t uuid[16], struct ut_ckpt *ck,
 	if (best >= 0)
 		*ck = slot[best];
 	return best;
-}
-
-const char *ut_guard_name(uint32_t guard)
-{
-	if (guard >= sizeof(guard_names) / sizeof(guard_names[0]))
-		return NULL;
-	return guard_names[guard];
-}
-
-int ut_guard_parse(const char *name)
-{
-	unsigned i;
-
-	for (i = 0; i < sizeof(guard_names) / sizeof(guard_names[0]); i++)
-		if (guard_names[i] && !strcmp(guard_names[i], name))
-			return i;
-	return -EINVAL;
 }

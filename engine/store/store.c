@@ -9,8 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/fs.h>
-#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -176,57 +174,14 @@ static int fs_block_size(const char *dir, uint32_t *bsize)
 	return 0;
 }
 
-/*
- * The journal guard on ext4 data=ordered mounted nodelalloc: per-file data
- * journaling, chattr +j on the store's directory, which the files made
- * in it inherit.  Setting the flag takes CAP_SYS_RESOURCE; without it the
- * store is refused saying so (and nothing is changed).
- */
-/* Sets (on) or clears chattr +j on dir: 0 or -errno. */
-static int dir_journal_flag(const char *dir, int on)
-{
-	int fd, flags = 0, ret;
-
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = ioctl(fd, FS_IOC_GETFLAGS, &flags) ? -errno : 0;
-	flags = on ? flags | FS_JOURNAL_DATA_FL : flags & ~FS_JOURNAL_DATA_FL;
-	if (!ret)
-		ret = ioctl(fd, FS_IOC_SETFLAGS, &flags) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-static int init_journal_flag(const char *dir, const struct ut_init_opts *o,
-			     struct ut_fscaps *caps, int *set, struct ut_err *err)
-{
-	int ret;
-
-	if (o->guard != UT_GUARD_JOURNAL || strcmp(caps->mnt.fstype, "ext4") ||
-	    caps->data_mode == UT_DATA_JOURNAL || caps->delalloc || caps->journal_flag)
-		return 0;
-	ret = dir_journal_flag(dir, 1);
-	if (ret == -EPERM)
-		return ut_err_set(err, ret, "%s: guard 'journal' on ext4 data=ordered with nodelalloc journals the store's files by chattr +j, and setting it needs CAP_SYS_RESOURCE, which this process lacks; run init with that capability, or mount with -o data=journal",
-				  dir);
-	if (ret)
-		return ut_err_set(err, ret, "%s: cannot set chattr +j: %s; mount with -o data=journal instead",
-				  dir, strerror(-ret));
-	*set = 1;
-	ret = ut_fscaps_probe(dir, caps);
-	return ret ? ut_err_set(err, ret, "%s: cannot read the filesystem's facts: %s",
-				dir, strerror(-ret)) :
-		     0;
-}
-
 /* Refuses a guard the filesystem under dir cannot honour. */
 static int init_check_fs(const char *dir, const struct ut_init_opts *o,
 			 const struct ut_geom *g, struct ut_err *err)
 {
+	const struct ut_guard_ops *guard = ut_guard_ops(o->guard);
 	struct ut_fscaps caps;
 	struct ut_verdict v;
-	int flag_set = 0, ret;
+	int undo = 0, ret;
 
 	if (o->unsafe)
 		return 0;
@@ -234,51 +189,72 @@ static int init_check_fs(const char *dir, const struct ut_init_opts *o,
 	if (ret)
 		return ut_err_set(err, ret, "%s: cannot read the filesystem's facts: %s",
 				  dir, strerror(-ret));
-	ret = init_journal_flag(dir, o, &caps, &flag_set, err);
+	ret = guard->dir_setup ? guard->dir_setup(dir, &caps, &undo, err) : 0;
 	if (ret)
-		goto out_flag;
-	ut_fscaps_verdict(&caps, ut_guard_name(o->guard), g->page_size,
-			  g->block_size, &v);
+		goto out_undo;
+	ut_guard_verdict(guard, &caps, g->page_size, g->block_size, &v);
 	if (v.safe)
 		return 0;
 	ret = ut_err_set(err, -EINVAL,
 			 "%s: guard '%s' is not safe here: %s; %s (or --unsafe for a crash simulation)",
-			 dir, ut_guard_name(o->guard), v.reason, v.fix);
-out_flag:
-	if (flag_set) /* refused: the directory as it was */
-		dir_journal_flag(dir, 0);
+			 dir, guard->name, v.reason, v.fix);
+out_undo:
+	if (undo && guard->dir_undo) /* refused: the directory as it was */
+		guard->dir_undo(dir);
+	return ret;
+}
+
+/* The guard's own options and directory: each the chosen guard's, and
+ * as it checks them. */
+static int init_check_guard(const struct ut_guard_ops *guard,
+			    const struct ut_init_opts *o, struct ut_err *err)
+{
+	const struct ut_guard_args *a = &o->guard_args;
+	const struct ut_guard_ops *owner;
+	unsigned i;
+	int ret;
+
+	if (a->n > UT_GUARD_ARGS_MAX)
+		return ut_err_set(err, -EINVAL, "%u guard options; give at most %u",
+				  a->n, UT_GUARD_ARGS_MAX);
+	for (i = 0; i < a->n; i++) {
+		owner = ut_guard_opt_owner(a->v[i].name);
+		if (owner != guard)
+			return ut_err_set(err, -EINVAL,
+					  "--%s is %s; guard '%s' does not take it",
+					  a->v[i].name,
+					  owner ? "for another guard" : "no guard's option",
+					  guard->name);
+	}
+	if (o->guard_dir && (!guard->file || !guard->file->dir_opt))
+		return ut_err_set(err, -EINVAL,
+				  "a directory for the guard's file is for a guard that keeps one (--dblwr-dir: doublewrite); guard '%s' has no file of its own",
+				  guard->name);
+	ret = guard->init_check ? guard->init_check(a, err) : 0;
+	if (!ret && o->guard_dir)
+		ret = ut_place_check_dir(guard->file->what, o->guard_dir, err);
 	return ret;
 }
 
 static int init_check_opts(const struct ut_init_opts *o, struct ut_err *err)
 {
-	const char *name = ut_guard_name(o->guard);
+	const struct ut_guard_ops *guard = ut_guard_ops(o->guard);
 	int ret = 0;
 
-	if (!name)
-		return ut_err_set(err, -EINVAL,
-				  "unknown guard %u; use doublewrite", o->guard);
-	if (o->guard == UT_GUARD_NONE && !o->unsafe)
-		return ut_err_set(err, -EINVAL,
-				  "guard 'none' leaves pages torn by a crash unrepairable; add --unsafe if that is what you want (benchmarks only)");
+	if (!guard)
+		return ut_err_set(err, -EINVAL, "unknown guard %u; use one of %s",
+				  o->guard, ut_guard_names());
+	if (guard->needs_unsafe && !o->unsafe)
+		return ut_err_set(err, -EINVAL, "%s", guard->needs_unsafe);
 	if (o->log_size &&
 	    (o->log_size < UT_LOG_SIZE_MIN || o->log_size > (1ull << 40)))
 		return ut_err_set(err, -EINVAL,
 				  "log size %llu is out of range; use 8M to 1T",
 				  (unsigned long long)o->log_size);
-	if (o->dblwr_segments > 64 || o->dblwr_batch > UT_DBLWR_MAX_BATCH)
-		return ut_err_set(err, -EINVAL,
-				  "doublewrite geometry %u segments of %u pages is out of range; use at most 64 segments of at most %u pages",
-				  o->dblwr_segments, o->dblwr_batch,
-				  UT_DBLWR_MAX_BATCH);
-	if (o->dblwr_dir && o->guard != UT_GUARD_DOUBLEWRITE)
-		return ut_err_set(err, -EINVAL,
-				  "--dblwr-dir is for the doublewrite guard; guard '%s' has no doublewrite file",
-				  name);
 	if (o->redo_dir)
 		ret = ut_place_check_dir("redo log", o->redo_dir, err);
-	if (!ret && o->dblwr_dir)
-		ret = ut_place_check_dir("doublewrite", o->dblwr_dir, err);
+	if (!ret)
+		ret = init_check_guard(guard, o, err);
 	if (ret)
 		return ret;
 	if (o->page_size < UT_PAGE_SIZE_MIN || o->page_size > UT_PAGE_SIZE_MAX ||
@@ -292,9 +268,15 @@ static int init_check_opts(const struct ut_init_opts *o, struct ut_err *err)
 static int init_geometry(const char *dir, const struct ut_init_opts *o,
 			 struct ut_geom *g, struct ut_err *err)
 {
+	const struct ut_guard_ops *guard = ut_guard_ops(o->guard);
 	uint32_t bsize = o->single_lsn ? o->page_size : o->block_size;
 	int ret;
 
+	if (!bsize && guard->block_size) {
+		ret = guard->block_size(dir, o->page_size, &o->guard_args, &bsize, err);
+		if (ret)
+			return ret;
+	}
 	if (!bsize) {
 		ret = fs_block_size(dir, &bsize);
 		if (ret) {
@@ -407,7 +389,6 @@ static int init_aux_files(const char *dir, const struct ut_init_opts *o,
 			  const struct ut_sb *sb, struct ut_err *err)
 {
 	const struct ut_guard_ops *guard = ut_guard_ops(sb->guard);
-	struct ut_guard_init gi;
 	char path[PATH_MAX + 32];
 	int ret;
 
@@ -418,16 +399,14 @@ static int init_aux_files(const char *dir, const struct ut_init_opts *o,
 				     sb->uuid, err);
 	if (!ret)
 		ret = place_finish(dir, o->redo_dir, UT_LOG_FILE, path, err);
-	if (ret || !guard->create)
+	if (ret || !guard->create || !guard->file)
 		return ret;
-	gi.dblwr_segments = o->dblwr_segments;
-	gi.dblwr_batch = o->dblwr_batch;
-	ret = ut_place_target(dir, o->dblwr_dir, UT_DBLWR_FILE, sb->uuid, path,
-			      sizeof(path), err);
+	ret = ut_place_target(dir, o->guard_dir, guard->file->name, sb->uuid,
+			      path, sizeof(path), err);
 	if (!ret)
-		ret = guard->create(path, &gi, sb, err);
+		ret = guard->create(path, &o->guard_args, sb, err);
 	if (!ret)
-		ret = place_finish(dir, o->dblwr_dir, UT_DBLWR_FILE, path, err);
+		ret = place_finish(dir, o->guard_dir, guard->file->name, path, err);
 	return ret;
 }
 
@@ -487,7 +466,8 @@ int ut_store_init(const char *dir, const struct ut_init_opts *opts, struct ut_er
 out_unlink:
 	unlink(path);
 	ut_place_remove(dir, UT_LOG_FILE);
-	ut_place_remove(dir, UT_DBLWR_FILE);
+	if (ut_guard_ops(opts->guard)->file)
+		ut_place_remove(dir, ut_guard_ops(opts->guard)->file->name);
 out_rmdir:
 	if (created)
 		rmdir(dir);

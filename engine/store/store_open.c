@@ -192,6 +192,12 @@ static int open_superblock(struct ut_store *st, struct ut_err *err)
 		sb_error(st, region, ret, err);
 		goto out_free;
 	}
+	if (!ut_guard_ops(st->sb.guard)) {
+		ret = ut_err_set(err, -EINVAL,
+				 "%s: the superblock names guard %u, which this build does not have (it has %s): open it with the build that made it, or restore the store from a backup",
+				 st->data_path, st->sb.guard, ut_guard_names());
+		goto out_free;
+	}
 	ut_geom_init(&st->geom, st->sb.page_size, st->sb.block_size);
 	ret = ut_ckpt_pick(region, st->sb.uuid, &st->ckpt, st->slot_err);
 	if (ret < 0) {
@@ -295,8 +301,8 @@ static int open_check_size(struct ut_store *st, struct ut_err *err)
  */
 static int open_check_fs(struct ut_store *st, struct ut_fscaps *caps, struct ut_err *err)
 {
+	const struct ut_guard_ops *guard = ut_guard_ops(st->sb.guard);
 	struct ut_verdict v;
-	const char *guard = ut_guard_name(st->sb.guard);
 	int ret;
 
 	ret = ut_fscaps_probe(st->dir, caps);
@@ -305,18 +311,19 @@ static int open_check_fs(struct ut_store *st, struct ut_fscaps *caps, struct ut_
 				  st->dir, strerror(-ret));
 	if (st->sb.flags & UT_SB_UNSAFE)
 		return 0;
-	ut_fscaps_verdict(caps, guard, st->geom.page_size, st->geom.block_size, &v);
+	ut_guard_verdict(guard, caps, st->geom.page_size, st->geom.block_size, &v);
 	if (v.safe)
 		return 0;
 	return ut_err_set(err, -EINVAL,
 			  "%s: the store uses guard '%s', which is no longer safe here: %s; %s",
-			  st->dir, guard, v.reason, v.fix);
+			  st->dir, guard->name, v.reason, v.fix);
 }
 
 static int open_page_fd(struct ut_store *st, const struct ut_fscaps *caps,
 			struct ut_err *err)
 {
-	enum ut_guard_direct direct = ut_guard_ops(st->sb.guard)->direct;
+	const struct ut_guard_ops *guard = ut_guard_ops(st->sb.guard);
+	enum ut_guard_direct direct = guard->direct;
 	int want = direct == UT_DIRECT_MUST ||
 		   (direct == UT_DIRECT_MAY && caps->dio_offset_align &&
 		    caps->dio_offset_align <= st->geom.block_size);
@@ -339,8 +346,11 @@ static int open_page_fd(struct ut_store *st, const struct ut_fscaps *caps,
 	}
 	if (direct != UT_DIRECT_MUST)
 		return 0; /* buffered I/O is correct, just slower */
-	return ut_err_set(err, fd, "%s: cannot open with O_DIRECT, which RWF_ATOMIC needs: %s; use --guard doublewrite on this filesystem",
-			  st->data_path, strerror(-fd));
+	return ut_err_set(err, fd, "%s: cannot open with O_DIRECT, which guard '%s' needs (%s): %s; use --guard doublewrite on this filesystem",
+			  st->data_path, guard->name,
+			  guard->direct_why ? guard->direct_why :
+					      "its pages bypass the page cache",
+			  strerror(-fd));
 }
 
 static int open_ring(struct ut_store *st, struct ut_err *err)

@@ -7,7 +7,8 @@
  * mount options such as data=journal, commit=, nobarrier), statfs (block
  * size), statx (DIOALIGN, WRITE_ATOMIC units), /sys/dev/block (rotational,
  * atomic_write_* limits), /proc/fs/jbd2/DEV/info (journal transaction
- * size).  Nothing here knows the engine: guards are named by string.
+ * size).  Nothing here knows the engine: each guard's file names the
+ * verdict below that is its own (ut_guard_ops.verdict).
  */
 #ifndef UNTORN_FSCAPS_H
 #define UNTORN_FSCAPS_H
@@ -96,12 +97,29 @@ struct ut_verdict {
 int ut_fscaps_probe(const char *path, struct ut_fscaps *caps);
 
 /*
- * Is guard ("doublewrite", "journal", "atomic", "none") safe for pages
- * of page_size bytes checksummed in blocks of block_size bytes (for a
- * one-LSN-per-page engine block_size == page_size)?
+ * The verdicts, one per kind of guard: is it safe for pages of page_size
+ * bytes checksummed in blocks of block_size bytes (for a one-LSN-per-page
+ * engine block_size == page_size)?  Each fills v whole; the caller has
+ * ruled out an unusable filesystem first (ut_fscaps_unusable).
+ *   copy_first   every page written to a synced copy first (doublewrite)
+ *   journalled   ext4 journals file data (data=journal, chattr +j);
+ *                uses_jw: pages go through /dev/untorn_jw when loaded
+ *   atomic       O_DIRECT + RWF_ATOMIC within statx's atomic units
+ *   in_place     pages overwritten in place, nothing else (none)
+ *   sector       in place with O_DIRECT, each block within the unit the
+ *                devices under the filesystem write whole (stack)
  */
-void ut_fscaps_verdict(const struct ut_fscaps *caps, const char *guard,
-		       uint32_t page_size, uint32_t block_size, struct ut_verdict *v);
+typedef void ut_verdict_fn(const struct ut_fscaps *c, uint32_t page_size,
+			   uint32_t block_size, struct ut_verdict *v);
+ut_verdict_fn ut_verdict_copy_first;
+ut_verdict_fn ut_verdict_journalled;
+ut_verdict_fn ut_verdict_atomic;
+ut_verdict_fn ut_verdict_in_place;
+ut_verdict_fn ut_verdict_sector;
+
+/* What rules out every guard (no durable device, no cache flushes):
+ * 1 with v filled, or 0. */
+int ut_fscaps_unusable(const struct ut_fscaps *c, struct ut_verdict *v);
 
 /* InnoDB's question: is turning its doublewrite buffer off safe? */
 void ut_fscaps_innodb_verdict(const struct ut_fscaps *caps, uint32_t page_size,

@@ -77,7 +77,7 @@ static void say(const struct ut_fscaps *c, struct ut_verdict *v, int safe,
 }
 
 /* What rules out every guard: no durable device, or no cache flushes. */
-static int fs_unusable(const struct ut_fscaps *c, struct ut_verdict *v)
+int ut_fscaps_unusable(const struct ut_fscaps *c, struct ut_verdict *v)
 {
 	if (!c->durable) {
 		say(c, v, 0, "put the store on a local ext4 or XFS filesystem on a real or loop block device",
@@ -288,8 +288,8 @@ static void atomic_verdict(const struct ut_fscaps *c, uint32_t page_size,
  * place (ext4 without data journalling, XFS, btrfs NOCOW) or copies on
  * write (btrfs).
  */
-static void sector_verdict(const struct ut_fscaps *c, uint32_t page_size,
-			   uint32_t block_size, struct ut_verdict *v)
+void ut_verdict_sector(const struct ut_fscaps *c, uint32_t page_size,
+		       uint32_t block_size, struct ut_verdict *v)
 {
 	const char *t = c->mnt.fstype;
 	char layers[512], fix[160];
@@ -345,22 +345,34 @@ static void sector_verdict(const struct ut_fscaps *c, uint32_t page_size,
 	    block_size, page_size, c->stack.unit, layers);
 }
 
-void ut_fscaps_verdict(const struct ut_fscaps *c, const char *guard,
-		       uint32_t page_size, uint32_t block_size, struct ut_verdict *v)
+void ut_verdict_copy_first(const struct ut_fscaps *c, uint32_t page_size,
+			   uint32_t block_size, struct ut_verdict *v)
 {
-	memset(v, 0, sizeof(*v));
-	if (fs_unusable(c, v))
-		return;
-	if (!strcmp(guard, "doublewrite"))
-		say(c, v, 1, NULL,
-		    "every page is first written to the doublewrite file and synced, so a torn in-place page is restored from its copy");
-	else if (!strcmp(guard, "journal"))
-		journal_verdict(c, page_size, block_size, 1, v);
-	else if (!strcmp(guard, "atomic"))
-		atomic_verdict(c, page_size, v);
-	else if (!strcmp(guard, "sector"))
-		sector_verdict(c, page_size, block_size, v);
-	else if (cow_proven(c, v))
+	(void)page_size;
+	(void)block_size;
+	say(c, v, 1, NULL,
+	    "every page is first written to the doublewrite file and synced, so a torn in-place page is restored from its copy");
+}
+
+void ut_verdict_journalled(const struct ut_fscaps *c, uint32_t page_size,
+			   uint32_t block_size, struct ut_verdict *v)
+{
+	journal_verdict(c, page_size, block_size, 1, v);
+}
+
+void ut_verdict_atomic(const struct ut_fscaps *c, uint32_t page_size,
+		       uint32_t block_size, struct ut_verdict *v)
+{
+	(void)block_size;
+	atomic_verdict(c, page_size, v);
+}
+
+void ut_verdict_in_place(const struct ut_fscaps *c, uint32_t page_size,
+			 uint32_t block_size, struct ut_verdict *v)
+{
+	(void)page_size;
+	(void)block_size;
+	if (cow_proven(c, v))
 		;
 	else if (c->nocow)
 		nocow_verdict(c, "use --guard doublewrite", v);
@@ -393,7 +405,7 @@ void ut_fscaps_innodb_verdict(const struct ut_fscaps *c, uint32_t page_size,
 			      struct ut_verdict *v)
 {
 	memset(v, 0, sizeof(*v));
-	if (fs_unusable(c, v))
+	if (ut_fscaps_unusable(c, v))
 		return;
 	if (cow_proven(c, v))
 		return;

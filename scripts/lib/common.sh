@@ -201,3 +201,17 @@ fi
 UNTORN=${UNTORN:-$(find_bin untorn)}
 UNTORN_FSCHECK=${UNTORN_FSCHECK:-$(find_bin untorn-fscheck)}
 UNTORN_HDD=${UNTORN_HDD:-$(find_bin untorn-hdd)}
+
+# The guards of the untorn in use, in its table's order (`untorn guards
+# --list`), space-separated; and one guard's fact (`untorn guards --get`):
+# guard_fact NAME FACT.  No script keeps a list of its own.
+guard_names() {
+	local names
+	names=$("$UNTORN" guards --list 2>/dev/null) ||
+		die "cannot list the guards: $UNTORN guards --list failed (run make)"
+	echo $names
+}
+guard_fact() {	# NAME FACT
+	"$UNTORN" guards --get "$2" "$1" 2>/dev/null ||
+		die "cannot read guard $1's $2: $UNTORN guards --get failed (run make)"
+}

@@ -5,16 +5,12 @@
 # and calibrated, which filesystem makes each guard safe, making and
 # mounting it, and unmounting with retries.
 
-# the filesystem each guard is measured on:
-#   doublewrite, none  ext4 data=ordered (none: with --unsafe)
-#   journal            ext4 data=journal
-#   atomic             XFS -m reflink=1 (O_DIRECT + RWF_ATOMIC)
+# the filesystem each guard is measured on, as its table entry says
+# (`untorn guards`): ext4-ordered (doublewrite; none with --unsafe),
+# ext4-journal (journal), xfs (atomic: XFS -m reflink=1, O_DIRECT +
+# RWF_ATOMIC)
 guard_fs_kind() {
-	case $1 in
-	journal) echo ext4-journal ;;
-	atomic) echo xfs ;;
-	*) echo ext4-ordered ;;
-	esac
+	guard_fact "$1" bench_fs
 }
 
 fs_describe() {	# FS-KIND

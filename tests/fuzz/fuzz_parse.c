@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <untorn/parse.h>
-#include <untorn/superblock.h>
+#include <untorn/guard.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -55,10 +55,11 @@ struct ut_engine_stats {
 	uint64_t pages_written;
 	uint64_t page_bytes_written;
 	uint64_t redo_bytes_written;
-	uint64_t dblwr_bytes_written;
+	uint64_t guard_copy_bytes; /* page bytes the guard wrote twice */
 	uint64_t fsyncs;
 	uint64_t checkpoints;
-	uint64_t dblwr_waits, dblwr_wait_ns;
+	/* waits for a free slot of the guard's copy, and their time */
+	uint64_t guard_slot_waits, guard_slot_wait_ns;
 	uint64_t pool_reads, pool_hits, pool_misses, pool_free_waits;
 	/* row operations stopped for log space (the log-free check) */
 	uint64_t log_space_waits, log_space_wait_ns;
@@ -212,8 +213,9 @@ int ut_engine_drop_caches(struct ut_engine *eng, double *resident);
 
 void ut_engine_stats(struct ut_engine *eng, struct ut_engine_stats *s);
 const char *ut_engine_guard(const struct ut_engine *eng);
-/* 1 when the journal guard writes pages through the untorn_jw module */
-int ut_engine_uses_jw(const struct ut_engine *eng);
+/* What writes the pages when the guard does not use io_uring: "untorn_jw"
+ * (the journal guard through the module), or NULL */
+const char *ut_engine_page_writer(const struct ut_engine *eng);
 uint32_t ut_engine_page_size(const struct ut_engine *eng);
 const char *ut_engine_data_path(const struct ut_engine *eng);
 

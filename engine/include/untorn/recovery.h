@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * recovery.h - what crash recovery reports: the guard's repair of torn
- * pages (restored from the doublewrite file's copies), then the redo
+ * pages (the doublewrite guard's: restored from its file's copies), then the redo
  * scanned from the last checkpoint and applied.  ut_engine_open() fills
  * it (engine.h); mtr/recover.c is where it is made.
  */
@@ -17,7 +17,12 @@ struct ut_recovery_report {
 	uint64_t groups, records, redo_bytes;
 	uint64_t records_applied, records_skipped;
 	uint64_t pages_read, read_submits, read_ios;
-	uint64_t dblwr_checked, dblwr_restored;
+	/* the guard's repair (its restore phase): pages compared with a
+	 * copy, pages restored from it (the first 64 in restored) */
+	const char *guard; /* the guard that did ("doublewrite"), or NULL:
+			    * it keeps no copy */
+	const char *restored_from; /* "the doublewrite buffer" */
+	uint64_t guard_checked, guard_restored;
 	uint32_t restored[64];
 	const char *stop_reason;
 	uint64_t damage_lsn; /* redo damaged here, sound log after */

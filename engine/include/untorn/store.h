@@ -17,6 +17,7 @@
 #include <untorn/err.h>
 #include <untorn/page.h>
 #include <untorn/ring.h>
+#include <untorn/guard.h>
 #include <untorn/superblock.h>
 
 #define UT_DATA_FILE "untorn.dat"
@@ -42,14 +43,14 @@ struct ut_init_opts {
 	uint32_t page_size; /* default 16 KiB */
 	uint32_t block_size; /* 0: the filesystem's block size */
 	uint32_t guard; /* enum ut_guard; default doublewrite */
-	int unsafe; /* allows 'none', and any guard the filesystem
+	int unsafe; /* allows a guard that needs it (none), and any guard the filesystem
 				 * cannot honour (crash simulations) */
 	int single_lsn; /* one block per page: InnoDB's design */
 	uint64_t log_size; /* redo log bytes; 0: 64 MiB */
-	unsigned dblwr_segments; /* doublewrite segments; 0: 2 */
-	unsigned dblwr_batch; /* pages per segment; 0: 64 */
 	const char *redo_dir; /* the redo log's own directory; NULL: DIR */
-	const char *dblwr_dir; /* the doublewrite file's; NULL: DIR */
+	const char *guard_dir; /* the guard's own file's (--dblwr-dir);
+				 * NULL: DIR */
+	struct ut_guard_args guard_args; /* the guard's own options */
 };
 
 #define UT_OPEN_RDONLY (1u << 0)

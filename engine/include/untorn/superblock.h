@@ -33,16 +33,9 @@
 #define UT_CKPT_MAGIC "UNTORNCK"
 #define UT_LSN_START 524u /* first byte after the header of log block 1 */
 
-enum ut_guard {
-	UT_GUARD_DOUBLEWRITE = 1,
-	UT_GUARD_JOURNAL = 2,
-	UT_GUARD_ATOMIC = 3,
-	UT_GUARD_NONE = 4,
-};
-
-/* the doublewrite file of a new store: segments, pages per segment */
-#define UT_DBLWR_SEGMENTS_DEFAULT 2
-#define UT_DBLWR_BATCH_DEFAULT 64
+/* The guard field: a guard's id (untorn/guard.h), 1 to this; which ids
+ * a build knows is its guard table's, and an open refuses another. */
+#define UT_GUARD_ID_MAX 255u
 
 #define UT_SB_SINGLE_LSN (1u << 0) /* one block per page: InnoDB's design */
 #define UT_SB_UNSAFE (1u << 1) /* made with --unsafe: no re-check */
@@ -86,9 +79,5 @@ int ut_ckpt_decode(const void *sector, const uint8_t uuid[16], unsigned slot,
  */
 int ut_ckpt_pick(const void *region, const uint8_t uuid[16], struct ut_ckpt *ck,
 		 int slot_err[2]);
-
-const char *ut_guard_name(uint32_t guard);
-/* Returns the guard, or -EINVAL for an unknown name. */
-int ut_guard_parse(const char *name);
 
 #endif

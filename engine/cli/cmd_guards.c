@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_guards.c - `untorn guards`: the guard table as users and scripts
+ * read it.  The scripts take their lists of guards and each guard's facts
+ * (init's --unsafe, the filesystem it is measured on) from here, never
+ * from a list of their own.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+#include "guard/guard.h"
+
+static const char guards_help[] =
+	"usage: untorn guards [--list | --json | --get FACT NAME]\n"
+	"\n"
+	"The guards this build has: what keeps a page whole across a power cut.\n"
+	"\n"
+	"  (none)           each guard, its id, what it does and its facts\n"
+	"  --list           the names, one a line, in the table's order\n"
+	"  --json           every guard's facts, one JSON object\n"
+	"  --get FACT NAME  one fact of guard NAME, for scripts:\n"
+	"                     id, help, init_flags (--unsafe or nothing),\n"
+	"                     expect (safe: no unrecoverable page after a crash on\n"
+	"                     its filesystem; detect: torn pages found, not repaired),\n"
+	"                     bench_fs (ext4-ordered, ext4-journal, xfs),\n"
+	"                     whole_writes (why a page write cannot be cut mid-page,\n"
+	"                     or nothing), direct (never, may, must), file,\n"
+	"                     restore_phase, options\n";
+
+static const char *const direct_names[] = {
+	[UT_DIRECT_NEVER] = "never",
+	[UT_DIRECT_MAY] = "may",
+	[UT_DIRECT_MUST] = "must",
+};
+
+/* The guard's init options, as init takes them: "--dblwr-dir DIR ...". */
+static void options_of(const struct ut_guard_ops *ops, char *out, size_t len)
+{
+	const struct ut_guard_opt *o;
+	size_t n = 0;
+
+	out[0] = '\0';
+	if (ops->file && ops->file->dir_opt)
+		n += snprintf(out + n, len - n, "--%s DIR", ops->file->dir_opt);
+	for (o = ops->opts; o && o->name && n < len; o++)
+		n += snprintf(out + n, len - n, "%s--%s %s", n ? " " : "",
+			      o->name, o->arg);
+}
+
+/* One fact as text ("" when the guard has none of it); NULL: no such fact. */
+static const char *fact(const struct ut_guard_ops *ops, const char *key,
+			char *buf, size_t len)
+{
+	if (!strcmp(key, "id")) {
+		snprintf(buf, len, "%u", ops->id);
+		return buf;
+	}
+	if (!strcmp(key, "name"))
+		return ops->name;
+	if (!strcmp(key, "help"))
+		return ops->help;
+	if (!strcmp(key, "init_flags"))
+		return ops->needs_unsafe ? "--unsafe" : "";
+	if (!strcmp(key, "expect"))
+		return ops->needs_unsafe ? "detect" : "safe";
+	if (!strcmp(key, "bench_fs"))
+		return ops->bench_fs ? ops->bench_fs : "ext4-ordered";
+	if (!strcmp(key, "whole_writes"))
+		return ops->whole_writes ? ops->whole_writes : "";
+	if (!strcmp(key, "direct"))
+		return direct_names[ops->direct];
+	if (!strcmp(key, "file"))
+		return ops->file ? ops->file->name : "";
+	if (!strcmp(key, "restore_phase"))
+		return ops->restore ? (ops->restore_phase ? ops->restore_phase :
+							    "guard-restore") :
+				      "";
+	if (!strcmp(key, "options")) {
+		options_of(ops, buf, len);
+		return buf;
+	}
+	return NULL;
+}
+
+static const char *const facts[] = { "id",     "help",	   "init_flags",
+				     "expect", "bench_fs", "whole_writes",
+				     "direct", "file",	   "restore_phase",
+				     "options" };
+#define N_FACTS (sizeof(facts) / sizeof(facts[0]))
+
+static int guards_get(const char *key, const char *name)
+{
+	const struct ut_guard_ops *ops = ut_guard_find(name);
+	const char *v;
+	char buf[512];
+
+	if (!ops)
+		return cli_usage_fail("guards", "unknown guard '%s' (%s)", name,
+				      ut_guard_names());
+	v = fact(ops, key, buf, sizeof(buf));
+	if (!v)
+		return cli_usage_fail("guards", "unknown fact '%s'; see untorn guards --help",
+				      key);
+	printf("%s\n", v);
+	return EXIT_OK;
+}
+
+static void guards_json(void)
+{
+	const struct ut_guard_ops *ops;
+	struct json j;
+	char buf[512];
+	unsigned i, k;
+
+	json_begin(&j, stdout);
+	json_arr_open(&j, "guards");
+	for (i = 0; (ops = ut_guard_at(i)); i++) {
+		json_obj_open(&j, NULL);
+		json_str(&j, "name", ops->name);
+		for (k = 0; k < N_FACTS; k++)
+			if (!strcmp(facts[k], "id"))
+				json_u64(&j, "id", ops->id);
+			else
+				json_str(&j, facts[k],
+					 fact(ops, facts[k], buf, sizeof(buf)));
+		json_obj_close(&j);
+	}
+	json_arr_close(&j);
+	json_end(&j);
+}
+
+static void guards_text(void)
+{
+	const struct ut_guard_ops *ops;
+	char buf[512];
+	unsigned i;
+
+	for (i = 0; (ops = ut_guard_at(i)); i++) {
+		printf("%-12s (id %u) %s\n", ops->name, ops->id, ops->help);
+		printf("             init %s, measured on %s, O_DIRECT: %s",
+		       ops->needs_unsafe ? "needs --unsafe" : "checks the filesystem",
+		       fact(ops, "bench_fs", buf, sizeof(buf)),
+		       direct_names[ops->direct]);
+		if (ops->file)
+			printf(", keeps %s", ops->file->name);
+		options_of(ops, buf, sizeof(buf));
+		if (buf[0])
+			printf(", options: %s", buf);
+		printf("\n");
+	}
+}
+
+int cmd_guards(int argc, char **argv)
+{
+	static const struct option opts[] = { { "list", no_argument, NULL, 'l' },
+					      { "json", no_argument, NULL, 'j' },
+					      { "get", required_argument, NULL, 'g' },
+					      { "help", no_argument, NULL, 'h' },
+					      { 0 } };
+	const struct ut_guard_ops *ops;
+	const char *get = NULL;
+	int c, list = 0, json = 0;
+	unsigned i;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			list = 1;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'g':
+			get = optarg;
+			break;
+		case 'h':
+			fputs(guards_help, stdout);
+			return EXIT_OK;
+		default:
+			return cli_bad_option("guards", argv);
+		}
+	}
+	if (list + json + !!get > 1)
+		return cli_usage_fail("guards", "give one of --list, --json and --get");
+	if (get)
+		return optind == argc - 1 ?
+			       guards_get(get, argv[optind]) :
+			       cli_usage_fail("guards",
+					      "--get FACT takes one guard NAME");
+	if (optind != argc)
+		return cli_usage_fail("guards", "unexpected argument '%s'",
+				      argv[optind]);
+	if (json)
+		guards_json();
+	else if (list)
+		for (i = 0; (ops = ut_guard_at(i)); i++)
+			printf("%s\n", ops->name);
+	else
+		guards_text();
+	return EXIT_OK;
+}
