@@ -372,12 +372,10 @@ void ut_verdict_in_place(const struct ut_fscaps *c, uint32_t page_size,
 {
 	(void)page_size;
 	(void)block_size;
-	if (cow_proven(c, v))
-		;
-	else if (c->nocow)
+	if (cow_proven(c, v) || no_journal(c, v))
+		return;
+	if (c->nocow)
 		nocow_verdict(c, "use --guard doublewrite", v);
-	else if (no_journal(c, v))
-		;
 	else
 		say(c, v, 0, "use --guard doublewrite, journal or atomic",
 		    "pages are overwritten in place with nothing to repair a torn one");
