@@ -9,6 +9,7 @@ UT_GUARD(doublewrite)
 UT_GUARD(journal)
 UT_GUARD(atomic)
 UT_GUARD(none)
+UT_GUARD(sector)
 #ifdef UT_TEST_GUARD
 UT_GUARD(test) /* tests/guard_test.c, in the build-testguard tree only */
 #endif

@@ -17,6 +17,7 @@ enum ut_guard {
 	UT_GUARD_JOURNAL = 2,
 	UT_GUARD_ATOMIC = 3,
 	UT_GUARD_NONE = 4,
+	UT_GUARD_SECTOR = 5,
 };
 
 /* Options for a guard at init (--NAME VALUE, `untorn guards NAME`
