@@ -14,7 +14,8 @@
  *       write stops after its first half (CUT: after CUT bytes, a
  *       multiple of 512; "random": a random multiple of 512 inside the
  *       page, so that a cut can fall inside a block, as a disk that
- *       writes 512-byte sectors whole tears), the data file is fdatasync'd
+ *       writes 512-byte sectors whole tears; "random@N": of N bytes, a
+ *       disk with N-byte sectors), the data file is fdatasync'd
  *       (on ext4 data=journal that commits the half in a jbd2
  *       transaction: the interleaving ext4 produces by itself for
  *       0.06-0.08 % of 16 KiB writes), a byte goes to paused, and the
@@ -74,19 +75,20 @@ static int pause_state; /* 0 idle, 1 asked, 2 half written */
 static int pause_io_fd;
 static off_t pause_rest_off; /* where the held-back half starts */
 static long pause_cut; /* bytes written before the pause; 0 half, -1 random */
+static long pause_sector = 512; /* random: a multiple of this */
 static unsigned pause_seed = 1;
 
 #define PAUSE_SECTOR 512
 
-/* Where the paused write stops: a multiple of 512 bytes inside it. */
+/* Where the paused write stops: inside it, at a sector's edge. */
 static ssize_t pause_cut_at(size_t len)
 {
-	size_t sectors = len / PAUSE_SECTOR;
+	size_t sectors = len / (size_t)pause_sector;
 
 	if (pause_cut > 0 && (size_t)pause_cut < len)
 		return pause_cut;
 	if (pause_cut < 0 && sectors > 1)
-		return (ssize_t)(1 + rand_r(&pause_seed) % (sectors - 1)) * PAUSE_SECTOR;
+		return (ssize_t)(1 + rand_r(&pause_seed) % (sectors - 1)) * pause_sector;
 	return (ssize_t)(len / 4096 / 2) * 4096;
 }
 
@@ -141,10 +143,17 @@ static int pause_setup(const char *arg)
 
 	snprintf(dir, sizeof(dir), "%s", arg);
 	colon = strrchr(dir, ':');
-	if (colon && !strcmp(colon + 1, "random")) {
+	if (colon && !strncmp(colon + 1, "random", 6)) {
 		*colon = '\0';
 		pause_cut = -1;
 		pause_seed = (unsigned)getpid();
+		if (colon[7] == '@')
+			pause_sector = strtol(colon + 8, &end, 10);
+		else if (colon[7])
+			return -1;
+		if ((colon[7] && *end) || pause_sector < PAUSE_SECTOR ||
+		    pause_sector % PAUSE_SECTOR)
+			return -1;
 	} else if (colon && colon[1] >= '0' && colon[1] <= '9') {
 		*colon = '\0';
 		pause_cut = strtol(colon + 1, &end, 10);
@@ -167,7 +176,7 @@ void cli_inject_from_env(void)
 		return;
 	if (!strncmp(spec, "pause-mid-page:", 15)) {
 		if (pause_setup(spec + 15)) {
-			fprintf(stderr, "untorn: UNTORN_INJECT: '%s': give pause-mid-page:DIR[:CUT], DIR holding the FIFOs ask and paused, CUT a multiple of 512 or random\n",
+			fprintf(stderr, "untorn: UNTORN_INJECT: '%s': give pause-mid-page:DIR[:CUT], DIR holding the FIFOs ask and paused, CUT a multiple of 512, random or random@N\n",
 				spec + 15);
 			exit(EXIT_ERROR);
 		}

@@ -34,9 +34,9 @@ target_mib() {
 # default 50 MB/s and 5 s commits: 1 GiB on the 4 GiB test devices), not
 # mkfs.ext4's default (64 MiB there), which makes jbd2 write pages home
 # far more often than a data=journal server's would
-fs_make() {	# FS-KIND DEVICE
+fs_make() {	# FS-KIND DEVICE [SECTOR-SIZE]: XFS's sector as the device's
 	case $1 in
-	xfs) mkfs.xfs -q -f -m reflink=1 "$2" ;;
+	xfs) mkfs.xfs -q -f -m reflink=1 ${3:+-s size="$3"} "$2" ;;
 	ext4-journal)
 		mkfs.ext4 -q -F -b 4096 -J size="$(jbd2_journal_mib 50 5 "$(target_mib "$2")")" "$2" ;;
 	*) mkfs.ext4 -q -F -b 4096 "$2" ;;
