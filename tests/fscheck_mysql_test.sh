@@ -172,6 +172,9 @@ refused() {	# WHAT PATTERN ARGS...: exit 2, one line matching PATTERN
 }
 refused "missing option file" "--defaults-file $scratch/none.cnf: No such file" \
 	--mysql --defaults-file "$scratch/none.cnf"
+# a directory would be read as an empty file: the default datadir judged
+refused "a directory as --defaults-file" "--defaults-file $scratch is not a file" \
+	--mysql --defaults-file "$scratch"
 refused "PATH with --mysql" "drop PATH" --mysql "$scratch"
 refused "--defaults-file alone" "goes with --mysql" --defaults-file "$scratch/s4.cnf"
 printf '[mysqld]\ndatadir = %s\ninnodb_doublewrite = maybe\n' "$scratch/ord/data" >"$scratch/bad.cnf"
@@ -180,7 +183,7 @@ refused "bad innodb_doublewrite" "innodb_doublewrite = maybe .* is not a value" 
 printf '[mysqld]\ndatadir = %s\ninnodb_page_size = 12k\n' "$scratch/ord/data" >"$scratch/bad.cnf"
 refused "bad innodb_page_size" "innodb_page_size = 12k .* not a power of two" \
 	--mysql --defaults-file "$scratch/bad.cnf"
-ok $fails "refusals (missing option file, PATH or --defaults-file misused, bad innodb_doublewrite, bad innodb_page_size): one line, exit 2, nothing on stdout"
+ok $fails "refusals (missing option file, a directory as the option file, PATH or --defaults-file misused, bad innodb_doublewrite, bad innodb_page_size): one line, exit 2, nothing on stdout"
 
 # a system tablespace that is not one: refused, not guessed
 dd if=/dev/zero of="$scratch/ord/data/ibdata1" bs=4096 count=1 conv=notrunc status=none

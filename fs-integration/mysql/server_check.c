@@ -71,11 +71,17 @@ static int fail(const char *fmt, ...)
 static int read_options(const char *defaults_file, struct ut_mycnf *cnf)
 {
 	char err[PATH_MAX + 128] = "";
+	struct stat st;
 	int ret;
 
 	if (defaults_file && access(defaults_file, R_OK))
 		return fail("--defaults-file %s: %s; give the server's option file (e.g. /etc/mysql/my.cnf)",
 			    defaults_file, strerror(errno));
+	/* my_print_defaults reads a directory as an empty file, and the
+	 * verdict would then be about the default datadir */
+	if (defaults_file && (stat(defaults_file, &st) || !S_ISREG(st.st_mode)))
+		return fail("--defaults-file %s is not a file; give the server's option file (e.g. /etc/mysql/my.cnf), not a directory",
+			    defaults_file);
 	ret = ut_mycnf_from_tool(defaults_file, cnf, err, sizeof(err));
 	if (ret == -ENOENT)
 		ret = ut_mycnf_from_files(defaults_file, cnf, err, sizeof(err));
