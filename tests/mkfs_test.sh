@@ -22,7 +22,7 @@ cleanup() {
 }
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 11
+ktap_plan 12
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest mkfs "needs root for mkfs, mount and loop devices"
 for t in mkfs.ext4 mkfs.xfs losetup blkid findmnt dumpe2fs; do
 	command -v $t >/dev/null || ktap_skip_rest mkfs "$t not installed (apt-get install e2fsprogs xfsprogs util-linux)"
@@ -130,6 +130,26 @@ mkfs-atomic smaller.than.the.64k.pages $n --size 1G --page-size 64k --max-atomic
 mkfs-atomic 300M $n --size 100M --mount $m
 EOF2
 ok $bad "bad values and unsafe combinations (3k pages, --size 200, journal > half, atomic unit < page, ...): exit 2, one line, nothing made"
+
+# an existing file too small: the fix named is one that works for it
+# (--size is for new files: it was once the only advice, and ignored)
+small=$scratch/small.img
+truncate -s 64M "$small"
+bad=""
+for args in "" "--size 1G"; do
+	# shellcheck disable=SC2086
+	"$top/scripts/mkfs-journal" "$small" $args --mount "$m" --dry-run >"$scratch/out" 2>"$scratch/err"
+	r=$?
+	echo "# $(cat "$scratch/err")"
+	[ $r -eq 2 ] && [ "$(wc -l <"$scratch/err")" -eq 1 ] && [ ! -s "$scratch/out" ] || bad="$bad [$args: exit $r]"
+done
+"$top/scripts/mkfs-journal" "$small" --mount "$m" >/dev/null 2>"$scratch/err"
+grep -q "truncate -s 1G $small" "$scratch/err" || bad="$bad [no truncate named]"
+[ "$(stat -c %s "$small")" -eq $((64 << 20)) ] && [ ! -e "$m" ] && [ -z "$(losetup -j "$small")" ] ||
+	bad="$bad [changed]"
+[ -z "$bad" ] || echo "# failed:$bad"
+[ -z "$bad" ]
+ok $? "an existing 64M file: one line naming truncate -s (not --size), --size with it refused, nothing changed"
 
 "$top/scripts/mkfs-journal" "$n" --size 1G --mount "$m" --dry-run >"$scratch/out" 2>&1
 rc=$?
