@@ -42,7 +42,17 @@ BAD_CMDS=("demo --rows 0 --dir $scratch/d" "demo --seconds x --dir $scratch/d" "
 	  "mkfs-journal $scratch/new.img --size 1G --mount $scratch/no/such/m"
 	  "profile-overhead --rounds" "profile-overhead --rounds x --dir $scratch"
 	  "profile-overhead --scripts nope --dir $scratch" "profile-overhead --dir $scratch/no"
-	  "../dev/crash-kill9 --trials" "../dev/crash-kill9 --trials x" "../dev/crash-matrix --trials")
+	  "../dev/crash-kill9 --trials" "../dev/crash-kill9 --trials x" "../dev/crash-matrix --trials"
+	  # issue 29: sizes too small to be what was meant, counts beyond
+	  # the shell's arithmetic, paths that are not what they must be
+	  "emulate-hdd start --size 3k" "fio-compare --dir $scratch --size 3k --out $scratch/o"
+	  "peer-mariadb --buffer-pool 3k --out $scratch/o" "peer-mariadb --log-file-size 1M --out $scratch/o"
+	  "bench-matrix --report-only --out $scratch/empty" "bench-matrix --report-only --out $scratch/no/x"
+	  "bench-matrix --out $scratch/no/x" "bench-matrix --rows 999999999999999999999999 --out $scratch/o"
+	  "profile --out $scratch/o -- $scratch/no/cmd" "profile-overhead --json $scratch/no/x.json --dir $scratch"
+	  "profile-overhead --json $scratch --dir $scratch" "fix-journal $scratch --fstab $scratch"
+	  "mkfs-journal /dev/untorn-no-such-dev --size 4G --mount $scratch/m --dry-run"
+	  "mkfs-journal $scratch/no/new.img --size 1G --mount $scratch/m --dry-run")
 
 # the root-only ones, each with arguments that would make it act
 ROOT_CMDS=("scripts/mkfs-journal $scratch/img --mount $scratch/m" "scripts/mkfs-atomic $scratch/img --mount $scratch/m"
@@ -109,12 +119,14 @@ else
 fi
 
 bad="" hdd_before=$(ls /run/untorn-hdd 2>/dev/null | wc -l)
+mkdir "$scratch/empty"
 for c in "${BAD_CMDS[@]}"; do
 	# shellcheck disable=SC2086
 	one_line_exit2 "$c" "$top/scripts/"$c || bad="$bad [$c]"
 done
 left=$(cd "$scratch" && ls -d d o m new.img no relmnt "$top/relmnt" 2>/dev/null)
 [ -z "$left" ] || bad="$bad [left behind: $left]"
+[ -z "$(ls -A "$scratch/empty")" ] || bad="$bad [written into an empty --out]"
 [ "$(ls /run/untorn-hdd 2>/dev/null | wc -l)" -eq "$hdd_before" ] || bad="$bad [emulate-hdd state left]"
 [ -z "$bad" ] || echo "# failed:$bad"
 [ -z "$bad" ]

@@ -59,6 +59,8 @@ need_uint() {
 	case $2 in
 	''|*[!0-9]*) die "$1 takes a whole number, not '$2'" ;;
 	esac
+	# beyond 18 digits the shell's arithmetic overflows
+	[ ${#2} -le 18 ] || die "$1 $2 is too large; give a number under 10^18"
 	[ "$2" -ge "${3:-1}" ] || die "$1 must be at least ${3:-1}, not $2"
 }
 
@@ -145,9 +147,16 @@ need_words() {
 	done
 }
 
-# make_dir DIR: mkdir -p with a one-line error of ours
+# make_dir DIR: DIR, made if missing, with a one-line error of ours;
+# only the last component: a parent that does not exist is a typo to
+# name, not a tree to make
 make_dir() {
-	mkdir -p "$1" 2>/dev/null || die "cannot create directory $1"
+	local parent
+	[ -d "$1" ] && return 0
+	[ ! -e "$1" ] || die "$1 exists and is not a directory; give a directory"
+	parent=$(dirname "$1")
+	[ -d "$parent" ] || die "$parent does not exist; create it first, or give a directory in an existing one instead of $1"
+	mkdir "$1" 2>/dev/null || die "cannot create directory $1"
 }
 
 # jget FILE KEY: one top-level field of a JSON file
