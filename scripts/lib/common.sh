@@ -14,7 +14,7 @@ need_tool() {	# TOOL DEBIAN-PACKAGE
 }
 
 need_root() {	# WHAT-FOR
-	[ "$(id -u)" -eq 0 ] || die "needs root ($1); run it with sudo"
+	[ "$(id -u)" -eq 0 ] || die "needs root ($1); run it as root (a root shell, or sudo)"
 }
 
 # tool_name NAME: another of untorn's scripts as the user has it, for a
