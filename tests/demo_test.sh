@@ -39,8 +39,10 @@ ok $? "demo --plain: doublewrite bench write and cold scans of three layouts of 
 
 grep -q '^device  *layout' "$scratch/log" && grep -q '^plain  *split ' "$scratch/log" &&
 	grep -q '^skipped: journal, atomic and none guards' "$scratch/log" &&
-	[ "$(grep -c '^\[ *[0-9]*s\]' "$scratch/log")" -ge 3 ]
-ok $? "demo prints a progress line per step, the comparison tables and what it skipped"
+	[ "$(grep -c '^\[ *[0-9]*s\]' "$scratch/log")" -ge 3 ] &&
+	tail -n 1 "$scratch/log" | grep -q '^this machine: innodb_doublewrite=OFF is safe on .* of [0-9]* mounts'
+ok $? "demo prints a progress line per step, the comparison tables, what it skipped, and ends with this machine's verdict"
+tail -n 1 "$scratch/log" | sed 's/^/# /'
 
 [ ! -e "$scratch/demo/work" ] && [ -d "$scratch/demo/results" ] &&
 	{ ! python3 -c 'import matplotlib' 2>/dev/null || [ -s "$scratch/demo/results/demo-scan.png" ]; }
