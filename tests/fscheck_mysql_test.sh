@@ -23,7 +23,7 @@ cleanup() {
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/loopfs.sh"
-ktap_plan 10
+ktap_plan 11
 
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest fscheck-mysql "needs root for loop devices and mounts"
 missing=""
@@ -72,9 +72,20 @@ check --mysql --defaults-file "$scratch/s4.cnf"
 	grep -q "^doublewrite *ON (the default)" "$scratch/out" &&
 	grep -q "^server: UNSAFE to turn the doublewrite buffer off: $scratch/ord/data can tear a 4096-byte page" "$scratch/out" &&
 	grep -q "^innodb_doublewrite = ON" "$scratch/out" &&
-	grep -qP "^$dev_ord\t$scratch/ord\text4\t.*data=journal\t0 2$" "$scratch/out"
-ok $? "4k MariaDB datadir on data=ordered: page size from ibdata1, UNSAFE, keep ON, fstab line with data=journal for $dev_ord, exit 1"
+	grep -q "^$scratch/ord.img $scratch/ord ext4 loop,.*data=journal 0 2$" "$scratch/out"
+ok $? "4k MariaDB datadir on data=ordered: page size from ibdata1, UNSAFE, keep ON, fstab line with data=journal for $dev_ord's file, exit 1"
 sed -n 's/^server/# server/p' "$scratch/out"
+
+# one rule for fstab lines: fix-journal's plan for the same mount is the
+# same line (the mount's options kept, data=journal added)
+fsline=$(grep "^$scratch/ord.img " "$scratch/out")
+: >"$scratch/fstab"
+UNTORN_FSCHECK=$FSCHECK "$top/scripts/fix-journal" "$scratch/ord" --fstab "$scratch/fstab" >"$scratch/fix.out" 2>&1
+fixline=$(sed -n "s|^  [0-9]*\. in $scratch/fstab: ||p" "$scratch/fix.out")
+echo "# fscheck:     $fsline"
+echo "# fix-journal: $fixline"
+[ -n "$fsline" ] && [ "$fsline" = "$fixline" ]
+ok $? "fscheck --mysql and fix-journal print the same fstab line for the same mount"
 
 awk -v d="$scratch/redo/s4" '$0 == d "  (innodb_log_group_home_dir (redo log))" { r = 1; next }
 	r && /ext4 data=ordered on/ { m = 1; next }

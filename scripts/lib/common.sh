@@ -127,6 +127,48 @@ jbd2_journal_mib() {
 	echo "$j"
 }
 
+# fstab_line DEVICE MOUNTPOINT FSTYPE LIVE-OPTIONS ADD-OPTIONS: the
+# /etc/fstab line for a mounted filesystem, by the one rule untorn's
+# tools share (untorn-fscheck --mysql prints the same, server_check.c):
+# keep the mount's options (LIVE-OPTIONS: findmnt's OPTIONS, the
+# mount's and the filesystem's), add ADD-OPTIONS (each replaces an
+# option of its name: data=journal the data=ordered), and name the
+# filesystem by UUID -- or, on a loop device, by its backing file with
+# "loop" (nothing attaches a loop device at boot for a UUID).  rw,
+# seclabel and "defaults" are dropped: they are what mount does anyway;
+# of the atime options (noatime, relatime, ...) the first one counts;
+# with data=journal, the nodelalloc and nodioread_nolock ext4 shows
+# because data=journal implies them are left to it.
+fstab_line() {
+	local src uuid back o key out="" seen="," atime=""
+	back=$(losetup -nO BACK-FILE "$1" 2>/dev/null | sed 's/ *$//')
+	if [ -n "$back" ]; then
+		src=$back out=loop seen=",loop,"
+	else
+		uuid=$(blkid -o value -s UUID "$1" 2>/dev/null)
+		src=${uuid:+UUID=$uuid}
+		src=${src:-$1}
+	fi
+	for o in ${4//,/ } ${5//,/ }; do
+		case $o in rw|seclabel|defaults|loop) continue ;; esac
+		case $o,$4,$5, in nodelalloc,*data=journal,*|nodioread_nolock,*data=journal,*) continue ;; esac
+		case $o in
+		noatime|relatime|norelatime|strictatime|atime|nostrictatime)
+			[ -z "$atime" ] || continue
+			atime=$o ;;
+		esac
+		key=${o%%=*}
+		# an option of ADD-OPTIONS replaces the mount's of that name
+		if [[ ,$5, == *,"$key",* || ,$5, == *,"$key"=* ]] && [[ ,$5, != *,"$o",* ]]; then
+			continue
+		fi
+		[[ $seen == *,"$o",* ]] && continue
+		seen="$seen$o,"
+		out=${out:+$out,}$o
+	done
+	echo "$src $2 $3 ${out:-defaults} 0 2"
+}
+
 # kernel_at_least MAJOR MINOR: the running kernel is that version or later
 kernel_at_least() {
 	local r maj min

@@ -84,7 +84,7 @@ plan_and_exit() {
 	if [ "$is_file" -eq 1 ]; then
 		echo "  $src $dir $fstype loop,$opts 0 2"
 	else
-		echo "  $src $dir $fstype $opts 0 2      # or UUID= of the new filesystem (blkid)"
+		echo "  UUID=(the new filesystem's: blkid $dev) $dir $fstype $opts 0 2"
 	fi
 	exit 0
 }
@@ -186,15 +186,12 @@ sys.exit(0 if v["safe"] else 1)')
 
 # report MOUNTPOINT FSTYPE OPTIONS PAGE: the fstab line and the verdicts
 report() {
-	local dir=$1 fstype=$2 opts=$3 page=$4 uuid fscheck
-	uuid=$(blkid -o value -s UUID "$dev")
+	local dir=$1 fstype=$2 opts=$3 page=$4 fscheck
 	echo
 	echo "/etc/fstab line:"
-	if [ "$is_file" -eq 1 ]; then
-		echo "  $(readlink -f "$target") $dir $fstype loop,$opts 0 2"
-	else
-		echo "  UUID=$uuid $dir $fstype $opts 0 2"
-	fi
+	# the one rule (fstab_line, common.sh): the mount's options, by UUID
+	# (a file by its path, with loop)
+	echo "  $(fstab_line "$dev" "$dir" "$fstype" "$(findmnt -rn -o OPTIONS "$dir")" "$opts")"
 	echo
 	fscheck=$(fscheck_cmd)
 	if [ -n "$fscheck" ]; then
