@@ -165,6 +165,12 @@ out_free:
 
 int ut_engine_close(struct ut_engine *eng, struct ut_err *err)
 {
+	return ut_engine_close_stats(eng, NULL, err);
+}
+
+int ut_engine_close_stats(struct ut_engine *eng, struct ut_engine_stats *s,
+			  struct ut_err *err)
+{
 	int ret;
 
 	ut_cleaners_stop(&eng->flush);
@@ -178,6 +184,9 @@ int ut_engine_close(struct ut_engine *eng, struct ut_err *err)
 	if (ret)
 		ut_err_set(err, ret, "%s: shutdown could not write every page (%s); the next open recovers from the redo log",
 			   eng->store->data_path, strerror(-ret));
+	/* after the last flush: what closing wrote counts too */
+	if (s)
+		ut_engine_stats(eng, s);
 	engine_files_close(eng);
 	ut_bpool_destroy(&eng->pool);
 	ut_store_close(eng->store);

@@ -13,7 +13,7 @@ top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/var/tmp}/untorn-demo-test-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 4
+ktap_plan 6
 
 "$top/scripts/demo" --plain --dir "$scratch/demo" --rows 20000 --seconds 1 >"$scratch/log" 2>&1
 rc=$?
@@ -39,12 +39,50 @@ ok $? "demo --plain: doublewrite bench write and cold scans of three layouts of 
 
 grep -q '^device  *layout' "$scratch/log" && grep -q '^plain  *split ' "$scratch/log" &&
 	grep -q '^skipped: journal, atomic and none guards' "$scratch/log" &&
-	[ "$(grep -c '^\[ *[0-9]*s\]' "$scratch/log")" -ge 3 ]
-ok $? "demo prints a progress line per step, the comparison tables and what it skipped"
+	[ "$(grep -c '^\[ *[0-9]*s\]' "$scratch/log")" -ge 3 ] &&
+	tail -n 1 "$scratch/log" | grep -q '^this machine: innodb_doublewrite=OFF is safe on .* of [0-9]* mounts'
+ok $? "demo prints a progress line per step, the comparison tables, what it skipped, and ends with this machine's verdict"
+tail -n 1 "$scratch/log" | sed 's/^/# /'
 
 [ ! -e "$scratch/demo/work" ] && [ -d "$scratch/demo/results" ] &&
 	{ ! python3 -c 'import matplotlib' 2>/dev/null || [ -s "$scratch/demo/results/demo-scan.png" ]; }
 ok $? "demo removes its work directory and leaves results (and charts with matplotlib)"
+
+# a second demo in the same directory while one runs (its lock held
+# here): refused in one line, the first's results untouched
+before=$(cd "$scratch/demo" && find results -type f | sort | xargs sha256sum)
+exec 8>>"$scratch/demo/.untorn-demo.lock"
+flock -n 8 && echo $$ >"$scratch/demo/.untorn-demo.pid"
+"$top/scripts/demo" --plain --dir "$scratch/demo" --rows 20000 --seconds 1 >"$scratch/out" 2>"$scratch/err"
+rc=$?
+exec 8>&-
+sed 's/^/# /' "$scratch/err"
+[ $rc -eq 2 ] && [ "$(wc -l <"$scratch/err")" -eq 1 ] && grep -q "another demo (pid $$) is running" "$scratch/err" &&
+	[ "$(cd "$scratch/demo" && find results -type f | sort | xargs sha256sum)" = "$before" ]
+ok $? "a second demo in a directory where one runs: refused, one line naming the first, its results untouched"
+
+# a step that fails late: what the steps before it measured is still
+# reported (table, demo.json) with the failed step named, exit 1
+cat >"$scratch/untorn-fails" <<EOF
+#!/bin/bash
+[ "\$1 \$2" = "bench write" ] && { echo "injected: bench write fails" >&2; exit 1; }
+exec "$top/build/untorn" "\$@"
+EOF
+chmod +x "$scratch/untorn-fails"
+UNTORN=$scratch/untorn-fails "$top/scripts/demo" --plain --dir "$scratch/late" --rows 20000 --seconds 1 \
+	>"$scratch/out" 2>"$scratch/err"
+rc=$?
+tail -3 "$scratch/err" | sed 's/^/# /'
+python3 - "$scratch/late/results/demo.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["scans"]) == 9 and not d["writes"], (len(d["scans"]), d["writes"])
+assert "bench write doublewrite on plain" in d["failed"] and "injected" in d["failed"], d["failed"]
+PY
+py=$?
+[ $rc -eq 1 ] && [ $py -eq 0 ] && grep -q '^plain  *split ' "$scratch/out" &&
+	grep -q "stopped at step .*bench write doublewrite on plain" "$scratch/err"
+ok $? "a failed last step: the scans measured before it in the table and demo.json, the step and its error named, exit 1"
 
 mkdir -p "$scratch/mine" && echo keep > "$scratch/mine/data"
 "$top/scripts/demo" --plain --dir "$scratch/mine" >"$scratch/out" 2>"$scratch/err"

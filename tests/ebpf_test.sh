@@ -191,11 +191,14 @@ if ! quick scripts/profile "the scripts attached one by one above"; then
 	rc=$?
 	[ $rc -eq 0 ] && grep -q '^@wait_us\[' "$scratch/profile/untorn-latch.txt" &&
 		grep -q '^@issue_to_complete_us' "$scratch/profile/io-latency.txt" &&
-		grep -q "untorn-latch .*untorn-latch.txt" "$scratch/profile.out"
+		grep -q "untorn-latch .*untorn-latch.txt" "$scratch/profile.out" &&
+		[ -n "$(tail -n 1 "$scratch/profile/untorn-latch.txt")" ] &&
+		[ -n "$(tail -n 1 "$scratch/profile/io-latency.txt")" ] &&
+		! grep -q RLIMIT_MEMLOCK "$scratch/profile/untorn-latch.txt" "$scratch/profile/io-latency.txt"
 	rc_all=$?
 	[ $rc_all -ne 0 ] && { sed 's/^/# profile: /' "$scratch/profile.out" | tail -8
 		for f in "$scratch"/profile/*.txt; do echo "# $(basename "$f"): $(grep -c . "$f") lines"; done; }
-	ok $rc_all "scripts/profile: both scripts saved their histograms (exit $rc)"
+	ok $rc_all "scripts/profile: both scripts saved their histograms (exit $rc), no trailing blank lines"
 fi
 
 # -- scripts/profile-overhead --------------------------------------------

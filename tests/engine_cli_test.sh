@@ -12,7 +12,7 @@ UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-engine-cli-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 32
+ktap_plan 37
 
 S=$scratch/s
 "$UNTORN" init "$S" >/dev/null
@@ -30,6 +30,11 @@ ok $? "a value may start with '-' (and be --wait after --); --wait goes anywhere
 "$UNTORN" load "$S" --rows 20000 --order random >"$scratch/out"
 grep -q "loaded 20000 rows (random layout" "$scratch/out"
 ok $? "load --rows 20000 --order random"
+# the pages are written when load closes the store: they are counted
+pages=$(sed -n 's/.*, \([0-9]*\) pages written$/\1/p' "$scratch/out")
+echo "# $(cat "$scratch/out")"
+[ "${pages:-0}" -gt 0 ]
+ok $? "load: the pages written are counted (${pages:-none}), not 0"
 # on a terminal (script(1) gives it one) load draws its progress line on
 # stderr and erases it; in a pipe, nothing
 script -qec "'$UNTORN' load '$S' --rows 3000 --start 40000" /dev/null >"$scratch/tty.out" 2>&1
@@ -148,6 +153,10 @@ expect_fail "bench: zero threads" "out of range" "$S" -- bench write "$S" --thre
 expect_fail "bench: 65 writes a transaction" "out of range" "$S" -- bench write "$S" --txn-writes 65
 expect_fail "bench: --pacing neither on nor off" "on or off" "$S" -- bench write "$S" --pacing maybe
 expect_fail "bench: negative seconds" "not a number" "$S" -- bench write "$S" --seconds -1
+expect_fail "load: a count is not a size (--rows 3k)" "digits only" "$S" -- load "$S" --rows 3k
+expect_fail "bench: a count is not a size (--threads 2k)" "digits only" "$S" -- bench write "$S" --threads 2k
+expect_fail "put: a negative KEY" "KEY takes a whole number" "$S" -- put "$S" -1 v
+expect_fail "put: an unknown option after the VALUE" "unknown option '--bogus'" "$S" -- put "$S" 1 x --bogus
 expect_fail "bench: missing store" "no such directory" "$scratch/nope" -- bench write "$scratch/nope"
 
 cp -a "$S" "$scratch/v2"

@@ -72,9 +72,20 @@ check --mysql --defaults-file "$scratch/s4.cnf"
 	grep -q "^doublewrite *ON (the default)" "$scratch/out" &&
 	grep -q "^server: UNSAFE to turn the doublewrite buffer off: $scratch/ord/data can tear a 4096-byte page" "$scratch/out" &&
 	grep -q "^innodb_doublewrite = ON" "$scratch/out" &&
-	grep -qP "^$dev_ord\t$scratch/ord\text4\t.*data=journal\t0 2$" "$scratch/out"
-ok $? "4k MariaDB datadir on data=ordered: page size from ibdata1, UNSAFE, keep ON, fstab line with data=journal for $dev_ord, exit 1"
+	grep -q "^$scratch/ord.img $scratch/ord ext4 loop,.*data=journal 0 2$" "$scratch/out"
+ok $? "4k MariaDB datadir on data=ordered: page size from ibdata1, UNSAFE, keep ON, fstab line with data=journal for $dev_ord's file, exit 1"
 sed -n 's/^server/# server/p' "$scratch/out"
+
+# one rule for fstab lines: fix-journal's plan for the same mount is the
+# same line (the mount's options kept, data=journal added)
+fsline=$(grep "^$scratch/ord.img " "$scratch/out")
+: >"$scratch/fstab"
+UNTORN_FSCHECK=$FSCHECK "$top/scripts/fix-journal" "$scratch/ord" --fstab "$scratch/fstab" >"$scratch/fix.out" 2>&1
+fixline=$(sed -n "s|^  [0-9]*\. in $scratch/fstab: ||p" "$scratch/fix.out")
+echo "# fscheck:     $fsline"
+echo "# fix-journal: $fixline"
+[ -n "$fsline" ] && [ "$fsline" = "$fixline" ]
+ok $? "fscheck --mysql and fix-journal print the same fstab line for the same mount"
 
 awk -v d="$scratch/redo/s4" '$0 == d "  (innodb_log_group_home_dir (redo log))" { r = 1; next }
 	r && /ext4 data=ordered on/ { m = 1; next }
@@ -172,6 +183,9 @@ refused() {	# WHAT PATTERN ARGS...: exit 2, one line matching PATTERN
 }
 refused "missing option file" "--defaults-file $scratch/none.cnf: No such file" \
 	--mysql --defaults-file "$scratch/none.cnf"
+# a directory would be read as an empty file: the default datadir judged
+refused "a directory as --defaults-file" "--defaults-file $scratch is not a file" \
+	--mysql --defaults-file "$scratch"
 refused "PATH with --mysql" "drop PATH" --mysql "$scratch"
 refused "--defaults-file alone" "goes with --mysql" --defaults-file "$scratch/s4.cnf"
 refused "--mysql with --probe" "drop PATH, --page-size, --engine and --probe" \
@@ -182,7 +196,7 @@ refused "bad innodb_doublewrite" "innodb_doublewrite = maybe .* is not a value" 
 printf '[mysqld]\ndatadir = %s\ninnodb_page_size = 12k\n' "$scratch/ord/data" >"$scratch/bad.cnf"
 refused "bad innodb_page_size" "innodb_page_size = 12k .* not a power of two" \
 	--mysql --defaults-file "$scratch/bad.cnf"
-ok $fails "refusals (missing option file, PATH, --probe or --defaults-file misused, bad innodb_doublewrite, bad innodb_page_size): one line, exit 2, nothing on stdout"
+ok $fails "refusals (missing option file, a directory as the option file, PATH, --probe or --defaults-file misused, bad innodb_doublewrite, bad innodb_page_size): one line, exit 2, nothing on stdout"
 
 # a system tablespace that is not one: refused, not guessed
 dd if=/dev/zero of="$scratch/ord/data/ibdata1" bs=4096 count=1 conv=notrunc status=none

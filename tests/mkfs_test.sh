@@ -22,7 +22,7 @@ cleanup() {
 }
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 11
+ktap_plan 12
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest mkfs "needs root for mkfs, mount and loop devices"
 for t in mkfs.ext4 mkfs.xfs losetup blkid findmnt dumpe2fs; do
 	command -v $t >/dev/null || ktap_skip_rest mkfs "$t not installed (apt-get install e2fsprogs xfsprogs util-linux)"
@@ -35,11 +35,19 @@ unmount_detach() {	# MOUNTPOINT
 	umount "$1" && losetup -d "$dev"
 }
 
+# fstab_of OUT: the fstab line printed, its options sorted (the rule is
+# the mount's options and the needed ones, in the kernel's order)
+fstab_of() {
+	sed -n '/^\/etc\/fstab line:/{n;p}' "$1" | awk '{ n = split($4, o, ","); asort(o); s = o[1]
+		for (i = 2; i <= n; i++) s = s "," o[i]
+		print $1, $2, $3, s, $5, $6 }'
+}
+
 "$top/scripts/mkfs-journal" "$scratch/j.img" --size 1G --mount "$scratch/mnt-j" >"$scratch/out" 2>&1
 rc=$?
 opts=$(findmnt -rn -o OPTIONS "$scratch/mnt-j")
 [ $rc -eq 0 ] && echo "$opts" | grep -q 'data=journal' && echo "$opts" | grep -q noatime &&
-	grep -q "^  $scratch/j.img $scratch/mnt-j ext4 loop,data=journal,commit=5,barrier=1,noatime 0 2" "$scratch/out" &&
+	[ "$(fstab_of "$scratch/out")" = "$scratch/j.img $scratch/mnt-j ext4 barrier=1,commit=5,data=journal,loop,noatime 0 2" ] &&
 	grep -q 'untorn --guard journal *SAFE' "$scratch/out"
 ok $? "mkfs-journal on a new file: mounted data=journal,noatime, fstab line, journal guard SAFE"
 sed 's/^/# /' "$scratch/out" | head -4
@@ -130,6 +138,26 @@ mkfs-atomic smaller.than.the.64k.pages $n --size 1G --page-size 64k --max-atomic
 mkfs-atomic 300M $n --size 100M --mount $m
 EOF2
 ok $bad "bad values and unsafe combinations (3k pages, --size 200, journal > half, atomic unit < page, ...): exit 2, one line, nothing made"
+
+# an existing file too small: the fix named is one that works for it
+# (--size is for new files: it was once the only advice, and ignored)
+small=$scratch/small.img
+truncate -s 64M "$small"
+bad=""
+for args in "" "--size 1G"; do
+	# shellcheck disable=SC2086
+	"$top/scripts/mkfs-journal" "$small" $args --mount "$m" --dry-run >"$scratch/out" 2>"$scratch/err"
+	r=$?
+	echo "# $(cat "$scratch/err")"
+	[ $r -eq 2 ] && [ "$(wc -l <"$scratch/err")" -eq 1 ] && [ ! -s "$scratch/out" ] || bad="$bad [$args: exit $r]"
+done
+"$top/scripts/mkfs-journal" "$small" --mount "$m" >/dev/null 2>"$scratch/err"
+grep -q "truncate -s 1G $small" "$scratch/err" || bad="$bad [no truncate named]"
+[ "$(stat -c %s "$small")" -eq $((64 << 20)) ] && [ ! -e "$m" ] && [ -z "$(losetup -j "$small")" ] ||
+	bad="$bad [changed]"
+[ -z "$bad" ] || echo "# failed:$bad"
+[ -z "$bad" ]
+ok $? "an existing 64M file: one line naming truncate -s (not --size), --size with it refused, nothing changed"
 
 "$top/scripts/mkfs-journal" "$n" --size 1G --mount "$m" --dry-run >"$scratch/out" 2>&1
 rc=$?

@@ -14,7 +14,7 @@ top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/var/tmp}/untorn-scripts-test-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 8
+ktap_plan 9
 
 # paths under the top folder
 SCRIPTS="scripts/bench-matrix scripts/bt-plot scripts/crash-sim scripts/demo scripts/emulate-hdd scripts/fio-compare
@@ -42,7 +42,17 @@ BAD_CMDS=("demo --rows 0 --dir $scratch/d" "demo --seconds x --dir $scratch/d" "
 	  "mkfs-journal $scratch/new.img --size 1G --mount $scratch/no/such/m"
 	  "profile-overhead --rounds" "profile-overhead --rounds x --dir $scratch"
 	  "profile-overhead --scripts nope --dir $scratch" "profile-overhead --dir $scratch/no"
-	  "../dev/crash-kill9 --trials" "../dev/crash-kill9 --trials x" "../dev/crash-matrix --trials")
+	  "../dev/crash-kill9 --trials" "../dev/crash-kill9 --trials x" "../dev/crash-matrix --trials"
+	  # issue 29: sizes too small to be what was meant, counts beyond
+	  # the shell's arithmetic, paths that are not what they must be
+	  "emulate-hdd start --size 3k" "fio-compare --dir $scratch --size 3k --out $scratch/o"
+	  "peer-mariadb --buffer-pool 3k --out $scratch/o" "peer-mariadb --log-file-size 1M --out $scratch/o"
+	  "bench-matrix --report-only --out $scratch/empty" "bench-matrix --report-only --out $scratch/no/x"
+	  "bench-matrix --out $scratch/no/x" "bench-matrix --rows 999999999999999999999999 --out $scratch/o"
+	  "profile --out $scratch/o -- $scratch/no/cmd" "profile-overhead --json $scratch/no/x.json --dir $scratch"
+	  "profile-overhead --json $scratch --dir $scratch" "fix-journal $scratch --fstab $scratch"
+	  "mkfs-journal /dev/untorn-no-such-dev --size 4G --mount $scratch/m --dry-run"
+	  "mkfs-journal $scratch/no/new.img --size 1G --mount $scratch/m --dry-run")
 
 # the root-only ones, each with arguments that would make it act
 ROOT_CMDS=("scripts/mkfs-journal $scratch/img --mount $scratch/m" "scripts/mkfs-atomic $scratch/img --mount $scratch/m"
@@ -109,12 +119,14 @@ else
 fi
 
 bad="" hdd_before=$(ls /run/untorn-hdd 2>/dev/null | wc -l)
+mkdir "$scratch/empty"
 for c in "${BAD_CMDS[@]}"; do
 	# shellcheck disable=SC2086
 	one_line_exit2 "$c" "$top/scripts/"$c || bad="$bad [$c]"
 done
 left=$(cd "$scratch" && ls -d d o m new.img no relmnt "$top/relmnt" 2>/dev/null)
 [ -z "$left" ] || bad="$bad [left behind: $left]"
+[ -z "$(ls -A "$scratch/empty")" ] || bad="$bad [written into an empty --out]"
 [ "$(ls /run/untorn-hdd 2>/dev/null | wc -l)" -eq "$hdd_before" ] || bad="$bad [emulate-hdd state left]"
 [ -z "$bad" ] || echo "# failed:$bad"
 [ -z "$bad" ]
@@ -195,6 +207,46 @@ else
 	echo "# random 16 KiB writes, QD1: hdd ${hdd_iops:-?} IOPS, cloud-ssd ${cloud_iops:-?} IOPS"
 	[ -n "$hdd_iops" ] && [ -n "$cloud_iops" ] && [ "$cloud_iops" -ge $((hdd_iops * 8)) ]
 	ok $? "emulate-hdd --profile cloud-ssd: random writes >= 8x the hdd profile's"
+fi
+
+# two disks at once, as two users' scripts would have them: calibrated
+# side by side, neither's cleanup (stop DEV, stop --all) pulls the
+# other's away while its starter runs, and a disk whose loop device is
+# gone stops its calibration at once instead of reporting zeros
+two_disks() {
+	local a b bad="" n=scriptstest2$$ hdd=$top/scripts/emulate-hdd
+	a=$("$hdd" start --name ${n}a --size 64M) || return 1
+	b=$("$hdd" start --name ${n}b --size 64M --profile cloud-ssd) || { "$hdd" stop ${n}a; return 1; }
+	"$hdd" calibrate "$a" --seconds 1 --json >"$scratch/cal-a" 2>&1 & local pa=$!
+	"$hdd" calibrate "$b" --seconds 1 --json >"$scratch/cal-b" 2>&1
+	wait $pa || bad="$bad [calibrate a]"
+	for f in cal-a cal-b; do
+		python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+sys.exit(not all(v > 0 for k, v in d.items() if k != "device"))' "$scratch/$f" 2>/dev/null ||
+			bad="$bad [$f: $(head -c 200 "$scratch/$f")]"
+	done
+	# another process's cleanup: this test started both, and still runs
+	bash -c '"$0" stop --all' "$hdd" 2>/dev/null
+	one_line_exit2 stop-dev bash -c '"$0" stop "$1"' "$hdd" "$a" || bad="$bad [stop DEV refused]"
+	[ "$(losetup -nO BACK-FILE "$a")" = "/run/untorn-hdd/${n}a/mnt/disk.img" ] &&
+		[ "$(losetup -nO BACK-FILE "$b")" = "/run/untorn-hdd/${n}b/mnt/disk.img" ] ||
+		bad="$bad [a disk was pulled away]"
+	# its device detached under it: one line at once, not zeros
+	losetup -d "$a"
+	one_line_exit2 calibrate-gone "$hdd" calibrate "$a" --seconds 1 --json || bad="$bad [zeros calibrated]"
+	grep -q "no size" "$scratch/err" || bad="$bad [$(cat "$scratch/err")]"
+	"$hdd" stop ${n}a && "$hdd" stop ${n}b || bad="$bad [stop NAME]"
+	[ ! -e "/run/untorn-hdd/${n}a" ] && [ ! -e "/run/untorn-hdd/${n}b" ] || bad="$bad [state left]"
+	[ -z "$bad" ] || echo "# failed:$bad"
+	[ -z "$bad" ]
+}
+if [ "$(id -u)" -ne 0 ]; then
+	ok_skip "emulate-hdd: two disks at once" "not root (loop devices, FUSE)"
+elif [ ! -x "$top/build/untorn-hdd" ] || ! command -v fio >/dev/null; then
+	ok 1 "emulate-hdd: two disks at once: build/untorn-hdd or fio missing; run make deps && make"
+else
+	two_disks
+	ok $? "emulate-hdd: two disks calibrated at once; stop DEV and stop --all leave a disk whose starter runs; a detached disk's calibration stops at once"
 fi
 
 ktap_finish

@@ -87,7 +87,7 @@ d = json.load(sys.stdin)
 assert d["page_size"] == 4096, d' 
 ok $? "untorn init takes 16MiB and 4KiB"
 
-expect_fail "untorn init refuses 16P" "not a number" "$scratch/b" -- init "$scratch/b" --log-size 16P
+expect_fail "untorn init refuses 16P" "is not a size" "$scratch/b" -- init "$scratch/b" --log-size 16P
 
 "$build/untorn-fscheck" "$scratch" --page-size 16KiB >/dev/null 2>&1
 rc=$?

@@ -47,10 +47,14 @@ struct ut_err;
 extern unsigned cli_wait_ms;
 int cli_parse_wait(const char *cmd, const char *arg);
 
-/* A count or size option in [min, max]; 0, or EXIT_ERROR with the usage
- * error printed. */
-int cli_parse_num(const char *cmd, const char *what, const char *arg,
-		  uint64_t min, uint64_t max, uint64_t *out);
+/* A size option (512, 16k, 8M: engine/base/parse.c) in [min, max]; 0,
+ * or EXIT_ERROR with the usage error printed. */
+int cli_parse_size(const char *cmd, const char *what, const char *arg,
+		   uint64_t min, uint64_t max, uint64_t *out);
+/* A count (rows, threads, seconds, a key): digits only, no unit, in
+ * [min, max]; 0, or EXIT_ERROR with the usage error printed. */
+int cli_parse_count(const char *cmd, const char *what, const char *arg,
+		    uint64_t min, uint64_t max, uint64_t *out);
 /* The one line of an engine error (falls back to strerror). */
 int cli_fail_err(const struct ut_err *err, int ret);
 /* Opens the engine, saying on stderr when it recovered from a crash. */

@@ -535,8 +535,8 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 		case 'r': /* applied first, by bench_regime */
 			break;
 		case 'w':
-			if (cli_parse_num("bench", "--warmup", optarg, 0, 86400,
-					  &b->warmup))
+			if (cli_parse_count("bench", "--warmup", optarg, 0,
+					    86400, &b->warmup))
 				return -1;
 			break;
 		case 'f':
@@ -555,13 +555,13 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 			b->no_pacing = eo->no_pacing;
 			break;
 		case 't':
-			if (cli_parse_num("bench", "--threads", optarg, 1, 1024,
-					  &b->threads))
+			if (cli_parse_count("bench", "--threads", optarg, 1,
+					    1024, &b->threads))
 				return -1;
 			break;
 		case 's':
-			if (cli_parse_num("bench", "--seconds", optarg, 1,
-					  86400, &b->seconds))
+			if (cli_parse_count("bench", "--seconds", optarg, 1,
+					    86400, &b->seconds))
 				return -1;
 			break;
 		case 'c':
@@ -573,38 +573,38 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 			b->lazy = eo->commit == UT_COMMIT_LAZY;
 			break;
 		case 'u':
-			if (cli_parse_num("bench", "--update-pct", optarg, 0,
-					  100, &b->update_pct))
+			if (cli_parse_count("bench", "--update-pct", optarg, 0,
+					    100, &b->update_pct))
 				return -1;
 			break;
 		case 'n':
-			if (cli_parse_num("bench", "--txn-writes", optarg, 1,
-					  UT_BENCH_TXN_WRITES_MAX, &b->txn_writes))
+			if (cli_parse_count("bench", "--txn-writes", optarg, 1,
+					    UT_BENCH_TXN_WRITES_MAX, &b->txn_writes))
 				return -1;
 			break;
 		case 'v':
-			if (cli_parse_num("bench", "--value-size", optarg,
-					  ROW_VALUE_MIN, 65536, &b->value_size))
+			if (cli_parse_size("bench", "--value-size", optarg,
+					   ROW_VALUE_MIN, 65536, &b->value_size))
 				return -1;
 			break;
 		case 'p':
-			if (cli_parse_num("bench", "--pool", optarg, 1 << 20,
-					  1ull << 40, &eo->pool_bytes))
+			if (cli_parse_size("bench", "--pool", optarg, 1 << 20,
+					   1ull << 40, &eo->pool_bytes))
 				return -1;
 			break;
 		case 'R':
-			if (cli_parse_num("bench", "--rows", optarg, 0,
-					  1ull << 40, &b->rows))
+			if (cli_parse_count("bench", "--rows", optarg, 0,
+					    1ull << 40, &b->rows))
 				return -1;
 			b->rows_given = 1;
 			break;
 		case 'C':
-			if (cli_parse_num("bench", "--cleaners", optarg, 1, 64, &v))
+			if (cli_parse_count("bench", "--cleaners", optarg, 1, 64, &v))
 				return -1;
 			eo->cleaners = v;
 			break;
 		case 'a':
-			if (cli_parse_num("bench", "--ack-fd", optarg, 0, 1 << 20, &v))
+			if (cli_parse_count("bench", "--ack-fd", optarg, 0, 1 << 20, &v))
 				return -1;
 			b->ack_fd = v;
 			break;

@@ -162,8 +162,8 @@ int cmd_dump(int argc, char **argv)
 				return EXIT_ERROR;
 			break;
 		case 'p':
-			if (cli_parse_num("dump", "--pool", optarg, 1 << 20,
-					  1ull << 40, &eo.pool_bytes))
+			if (cli_parse_size("dump", "--pool", optarg, 1 << 20,
+					   1ull << 40, &eo.pool_bytes))
 				return EXIT_ERROR;
 			ra.pool_arg = optarg;
 			break;

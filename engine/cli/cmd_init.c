@@ -203,8 +203,8 @@ int cmd_init(int argc, char **argv)
 			io.single_lsn = 1;
 			break;
 		case 'l':
-			if (cli_parse_num("init", "--log-size", optarg, 8 << 20,
-					  1ull << 40, &io.log_size))
+			if (cli_parse_size("init", "--log-size", optarg,
+					   8 << 20, 1ull << 40, &io.log_size))
 				return EXIT_ERROR;
 			break;
 		case 'r':

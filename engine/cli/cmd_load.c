@@ -73,8 +73,8 @@ static int load_parse(int argc, char **argv, struct load_opts *lo)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			if (cli_parse_num("load", "--rows", optarg, 1,
-					  1ull << 32, &lo->rows))
+			if (cli_parse_count("load", "--rows", optarg, 1,
+					    1ull << 32, &lo->rows))
 				return -1;
 			have_rows = 1;
 			break;
@@ -98,14 +98,14 @@ static int load_parse(int argc, char **argv, struct load_opts *lo)
 			break;
 		case 'v':
 			lo->shaped = 1;
-			if (cli_parse_num("load", "--value-size", optarg,
-					  ROW_VALUE_MIN, 65536, &lo->value_size))
+			if (cli_parse_size("load", "--value-size", optarg,
+					   ROW_VALUE_MIN, 65536, &lo->value_size))
 				return -1;
 			break;
 		case 's':
 			lo->shaped = 1;
-			if (cli_parse_num("load", "--start", optarg, 0,
-					  1ull << 62, &lo->start))
+			if (cli_parse_count("load", "--start", optarg, 0,
+					    1ull << 62, &lo->start))
 				return -1;
 			break;
 		case 'c':
@@ -116,8 +116,8 @@ static int load_parse(int argc, char **argv, struct load_opts *lo)
 								  UT_COMMIT_LAZY;
 			break;
 		case 'p':
-			if (cli_parse_num("load", "--pool", optarg, 1 << 20,
-					  1ull << 40, &lo->eo.pool_bytes))
+			if (cli_parse_size("load", "--pool", optarg, 1 << 20,
+					   1ull << 40, &lo->eo.pool_bytes))
 				return -1;
 			break;
 		case 'W':
@@ -187,8 +187,6 @@ int cmd_load(int argc, char **argv)
 	cli_progress_end(&prog);
 	free(val);
 	layout_free(&gen);
-	secs = (ut_now_ns() - t0) / 1e9;
-	ut_engine_stats(eng, &s);
 	if (ret) {
 		cli_fail_err(&err, ret);
 		cli_engine_close(eng);
@@ -196,8 +194,11 @@ int cmd_load(int argc, char **argv)
 			(unsigned long long)done);
 		return EXIT_ERROR;
 	}
-	if (cli_engine_close(eng))
-		return EXIT_ERROR;
+	/* the pages are written by the close's flush: count them after it */
+	ret = ut_engine_close_stats(eng, &s, &err);
+	secs = (ut_now_ns() - t0) / 1e9;
+	if (ret)
+		return cli_fail_err(&err, ret);
 	printf("loaded %llu rows (%s layout, %llu-byte values) in %.2f s: %.0f rows/s, %llu pages written\n",
 	       (unsigned long long)done, layout_name(lo.layout),
 	       (unsigned long long)lo.value_size, secs,

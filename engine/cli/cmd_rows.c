@@ -38,19 +38,30 @@ static int row_args(const char *cmd, int argc, char **argv, int want,
 		} else if (options && !strncmp(argv[i], "--wait=", 7)) {
 			if (cli_parse_wait(cmd, argv[i] + 7))
 				return EXIT_ERROR;
+		} else if (options && n == 1 && argv[i][0] == '-' &&
+			   argv[i][1] >= '0' && argv[i][1] <= '9') {
+			/* a negative KEY: say so, not "unknown option" */
+			return cli_usage_fail(cmd, "KEY takes a whole number from 0 to %llu, not '%s'",
+					      (unsigned long long)UINT64_MAX,
+					      argv[i]);
 		} else if (options && n < 2 && argv[i][0] == '-' && argv[i][1]) {
 			/* DIR and KEY never start with '-' ("--" first if a
 			 * DIR does); only a VALUE may */
 			return cli_usage_fail(cmd, "unknown option '%s'", argv[i]);
 		} else if (n < want) {
 			pos[n++] = argv[i];
+		} else if (options && argv[i][0] == '-' && argv[i][1]) {
+			/* after the last positional word: an option put last */
+			return cli_usage_fail(cmd, "unknown option '%s' (a VALUE starting with '-' goes after '--')",
+					      argv[i]);
 		} else {
-			return cli_usage_fail(cmd, "give DIR KEY%s", val);
+			return cli_usage_fail(cmd, "one word too many: '%s' after DIR KEY%s (quote a VALUE with spaces)",
+					      argv[i], val);
 		}
 	}
 	if (n != want)
 		return cli_usage_fail(cmd, "give DIR KEY%s", val);
-	return cli_parse_num(cmd, "key", pos[1], 0, UINT64_MAX, key);
+	return cli_parse_count(cmd, "KEY", pos[1], 0, UINT64_MAX, key);
 }
 
 /* A small pool: a single-row command touches a few pages. */

@@ -234,8 +234,8 @@ static int scan_parse(int argc, char **argv, struct scan_run *r,
 			bad = scan_parse_ra(optarg, &r->so.readahead);
 			break;
 		case 'b':
-			bad = cli_parse_num("bench scan", "--batch", optarg, 1,
-					    4096, &v);
+			bad = cli_parse_count("bench scan", "--batch", optarg,
+					      1, 4096, &v);
 			r->so.batch = v;
 			a->batch_given = 1;
 			break;
@@ -246,27 +246,27 @@ static int scan_parse(int argc, char **argv, struct scan_run *r,
 			bad = cli_ra_option(&a->ra, c, optarg);
 			break;
 		case 'm':
-			bad = cli_parse_num("bench scan", "--merge-pages",
-					    optarg, 1, UT_SCAN_MERGE_MAX, &v);
+			bad = cli_parse_count("bench scan", "--merge-pages",
+					      optarg, 1, UT_SCAN_MERGE_MAX, &v);
 			r->so.merge_pages = v;
 			a->merge_given = 1;
 			break;
 		case 'g':
-			bad = cli_parse_num("bench scan", "--gap-pages", optarg,
-					    0, UT_SCAN_MERGE_MAX, &v);
+			bad = cli_parse_count("bench scan", "--gap-pages",
+					      optarg, 0, UT_SCAN_MERGE_MAX, &v);
 			r->so.gap_pages = v;
 			a->merge_given = 1;
 			break;
 		case 'w':
-			bad = cli_parse_num("bench scan", "--writers", optarg, 0,
-					    WRITE_LOAD_THREADS_MAX, &a->writers);
+			bad = cli_parse_count("bench scan", "--writers", optarg, 0,
+					      WRITE_LOAD_THREADS_MAX, &a->writers);
 			break;
 		case 'c':
 			r->cold = 1;
 			break;
 		case 'p':
-			bad = cli_parse_num("bench scan", "--pool", optarg,
-					    1 << 20, 1ull << 40, &eo->pool_bytes);
+			bad = cli_parse_size("bench scan", "--pool", optarg,
+					     1 << 20, 1ull << 40, &eo->pool_bytes);
 			a->ra.pool_arg = optarg;
 			break;
 		case 'j':

@@ -13,20 +13,20 @@ int cli_ra_option(struct cli_ra *ra, int c, const char *arg)
 	switch (c) {
 	case 'L':
 		ra->lra_arg = arg;
-		return cli_parse_num(ra->cmd, "--lra-size", arg, 4096,
-				     1ull << 40, &ra->lra_size);
+		return cli_parse_size(ra->cmd, "--lra-size", arg, 4096,
+				      1ull << 40, &ra->lra_size);
 	case 'S':
-		if (cli_parse_num(ra->cmd, "--lra-sleep", arg, 0, 60000, &v))
+		if (cli_parse_count(ra->cmd, "--lra-sleep", arg, 0, 60000, &v))
 			return EXIT_ERROR;
 		ra->sleep_ms = v;
 		ra->sleep_given = 1;
 		return 0;
 	case 'I':
-		return cli_parse_num(ra->cmd, "--device-iops", arg, 1,
-				     100000000, &ra->iops);
+		return cli_parse_count(ra->cmd, "--device-iops", arg, 1,
+				       100000000, &ra->iops);
 	default:
-		return cli_parse_num(ra->cmd, "--device-mbps", arg, 1, 1000000,
-				     &ra->mbps);
+		return cli_parse_count(ra->cmd, "--device-mbps", arg, 1,
+				       1000000, &ra->mbps);
 	}
 }
 

@@ -85,29 +85,52 @@ int cli_bad_option(const char *cmd, char **argv)
 	return cli_usage_fail(cmd, "%s", what);
 }
 
-int cli_parse_num(const char *cmd, const char *what, const char *arg,
-		  uint64_t min, uint64_t max, uint64_t *out)
+static int num_in_range(const char *cmd, const char *what, const char *arg,
+			int ret, uint64_t min, uint64_t max, uint64_t val)
 {
-	int ret = ut_parse_size(arg, UINT64_MAX, out);
-
-	if (ret == -EINVAL)
-		return cli_usage_fail(cmd, "%s '%s' is not a number", what, arg);
-	if (ret || *out < min || *out > max)
+	if (ret || val < min || val > max)
 		return cli_usage_fail(cmd, "%s %s is out of range (%llu..%llu)",
 				      what, arg, (unsigned long long)min,
 				      (unsigned long long)max);
 	return 0;
 }
 
+int cli_parse_size(const char *cmd, const char *what, const char *arg,
+		   uint64_t min, uint64_t max, uint64_t *out)
+{
+	int ret = ut_parse_size(arg, UINT64_MAX, out);
+
+	if (ret == -EINVAL)
+		return cli_usage_fail(cmd, "%s '%s' is not a size (512, 16k, 8M, 1G)",
+				      what, arg);
+	return num_in_range(cmd, what, arg, ret, min, max, *out);
+}
+
+int cli_parse_count(const char *cmd, const char *what, const char *arg,
+		    uint64_t min, uint64_t max, uint64_t *out)
+{
+	const char *p = arg;
+	int ret;
+
+	while (*p >= '0' && *p <= '9')
+		p++;
+	/* "3k" rows would be 3072 of them: a count is not a size */
+	if (p == arg || *p)
+		return cli_usage_fail(cmd, "%s '%s' is not a number: a count takes digits only, no unit",
+				      what, arg);
+	ret = ut_parse_size(arg, UINT64_MAX, out);
+	return num_in_range(cmd, what, arg, ret, min, max, *out);
+}
+
 unsigned cli_wait_ms;
 
 int cli_parse_wait(const char *cmd, const char *arg)
 {
-	uint64_t s;
+	uint64_t s = 0;
 	int ret;
 
 	/* a day at most: beyond that a script is waiting for nothing */
-	ret = cli_parse_num(cmd, "--wait", arg, 0, 86400, &s);
+	ret = cli_parse_count(cmd, "--wait", arg, 0, 86400, &s);
 	if (!ret)
 		cli_wait_ms = s * 1000;
 	return ret;

@@ -23,6 +23,7 @@
 #include <untorn/err.h>
 #include <untorn/parse.h>
 #include "fscaps.h"
+#include "fstab_line.h"
 #include "ibdata.h"
 #include "mycnf.h"
 #include "server_check.h"
@@ -71,11 +72,17 @@ static int fail(const char *fmt, ...)
 static int read_options(const char *defaults_file, struct ut_mycnf *cnf)
 {
 	char err[PATH_MAX + 128] = "";
+	struct stat st;
 	int ret;
 
 	if (defaults_file && access(defaults_file, R_OK))
 		return fail("--defaults-file %s: %s; give the server's option file (e.g. /etc/mysql/my.cnf)",
 			    defaults_file, strerror(errno));
+	/* my_print_defaults reads a directory as an empty file, and the
+	 * verdict would then be about the default datadir */
+	if (defaults_file && (stat(defaults_file, &st) || !S_ISREG(st.st_mode)))
+		return fail("--defaults-file %s is not a file; give the server's option file (e.g. /etc/mysql/my.cnf), not a directory",
+			    defaults_file);
 	ret = ut_mycnf_from_tool(defaults_file, cnf, err, sizeof(err));
 	if (ret == -ENOENT)
 		ret = ut_mycnf_from_files(defaults_file, cnf, err, sizeof(err));
@@ -393,23 +400,10 @@ static void print_place(const struct place *p)
 	printf("\n");
 }
 
-static void mount_opts_without_data(const char *opts, char *out, size_t len)
-{
-	char buf[512], *tok, *save;
-
-	snprintf(buf, sizeof(buf), "%s", opts);
-	out[0] = '\0';
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!strncmp(tok, "data=", 5) || !strcmp(tok, "rw"))
-			continue;
-		append(out, len, ",", tok);
-	}
-}
-
 static void print_fstab(const struct server *s)
 {
 	const struct place *p;
-	char opts[512], tool[PATH_MAX];
+	char line[4096], tool[PATH_MAX];
 	int i, j, shown = 0;
 
 	for (i = 0; i < s->n_places; i++) {
@@ -426,9 +420,9 @@ static void print_fstab(const struct server *s)
 			printf("\n# /etc/fstab: mount with data=journal (ext4 cannot switch it on remount: unmount and mount again; for / set rootflags=data=journal on the kernel command line; %s %s prints every step, its journal's size included, and --apply carries them out)\n",
 			       ut_tool_name("fix-journal", tool, sizeof(tool)),
 			       p->caps.mnt.mount_point);
-		mount_opts_without_data(p->caps.mnt.mount_opts, opts, sizeof(opts));
-		printf("%s\t%s\text4\t%s%sdata=journal\t0 2\n", p->caps.mnt.source,
-		       p->caps.mnt.mount_point, opts, opts[0] ? "," : "");
+		/* the one rule: scripts/fix-journal prints the same line */
+		if (!ut_fstab_line(&p->caps.mnt, "data=journal", line, sizeof(line)))
+			printf("%s\n", line);
 	}
 }
 

@@ -14,7 +14,7 @@ need_tool() {	# TOOL DEBIAN-PACKAGE
 }
 
 need_root() {	# WHAT-FOR
-	[ "$(id -u)" -eq 0 ] || die "needs root ($1); run it with sudo"
+	[ "$(id -u)" -eq 0 ] || die "needs root ($1); run it as root (a root shell, or sudo)"
 }
 
 # tool_name NAME: another of untorn's scripts as the user has it, for a
@@ -59,6 +59,8 @@ need_uint() {
 	case $2 in
 	''|*[!0-9]*) die "$1 takes a whole number, not '$2'" ;;
 	esac
+	# beyond 18 digits the shell's arithmetic overflows
+	[ ${#2} -le 18 ] || die "$1 $2 is too large; give a number under 10^18"
 	[ "$2" -ge "${3:-1}" ] || die "$1 must be at least ${3:-1}, not $2"
 }
 
@@ -125,6 +127,48 @@ jbd2_journal_mib() {
 	echo "$j"
 }
 
+# fstab_line DEVICE MOUNTPOINT FSTYPE LIVE-OPTIONS ADD-OPTIONS: the
+# /etc/fstab line for a mounted filesystem, by the one rule untorn's
+# tools share (untorn-fscheck --mysql prints the same, server_check.c):
+# keep the mount's options (LIVE-OPTIONS: findmnt's OPTIONS, the
+# mount's and the filesystem's), add ADD-OPTIONS (each replaces an
+# option of its name: data=journal the data=ordered), and name the
+# filesystem by UUID -- or, on a loop device, by its backing file with
+# "loop" (nothing attaches a loop device at boot for a UUID).  rw,
+# seclabel and "defaults" are dropped: they are what mount does anyway;
+# of the atime options (noatime, relatime, ...) the first one counts;
+# with data=journal, the nodelalloc and nodioread_nolock ext4 shows
+# because data=journal implies them are left to it.
+fstab_line() {
+	local src uuid back o key out="" seen="," atime=""
+	back=$(losetup -nO BACK-FILE "$1" 2>/dev/null | sed 's/ *$//')
+	if [ -n "$back" ]; then
+		src=$back out=loop seen=",loop,"
+	else
+		uuid=$(blkid -o value -s UUID "$1" 2>/dev/null)
+		src=${uuid:+UUID=$uuid}
+		src=${src:-$1}
+	fi
+	for o in ${4//,/ } ${5//,/ }; do
+		case $o in rw|seclabel|defaults|loop) continue ;; esac
+		case $o,$4,$5, in nodelalloc,*data=journal,*|nodioread_nolock,*data=journal,*) continue ;; esac
+		case $o in
+		noatime|relatime|norelatime|strictatime|atime|nostrictatime)
+			[ -z "$atime" ] || continue
+			atime=$o ;;
+		esac
+		key=${o%%=*}
+		# an option of ADD-OPTIONS replaces the mount's of that name
+		if [[ ,$5, == *,"$key",* || ,$5, == *,"$key"=* ]] && [[ ,$5, != *,"$o",* ]]; then
+			continue
+		fi
+		[[ $seen == *,"$o",* ]] && continue
+		seen="$seen$o,"
+		out=${out:+$out,}$o
+	done
+	echo "$src $2 $3 ${out:-defaults} 0 2"
+}
+
 # kernel_at_least MAJOR MINOR: the running kernel is that version or later
 kernel_at_least() {
 	local r maj min
@@ -145,9 +189,16 @@ need_words() {
 	done
 }
 
-# make_dir DIR: mkdir -p with a one-line error of ours
+# make_dir DIR: DIR, made if missing, with a one-line error of ours;
+# only the last component: a parent that does not exist is a typo to
+# name, not a tree to make
 make_dir() {
-	mkdir -p "$1" 2>/dev/null || die "cannot create directory $1"
+	local parent
+	[ -d "$1" ] && return 0
+	[ ! -e "$1" ] || die "$1 exists and is not a directory; give a directory"
+	parent=$(dirname "$1")
+	[ -d "$parent" ] || die "$parent does not exist; create it first, or give a directory in an existing one instead of $1"
+	mkdir "$1" 2>/dev/null || die "cannot create directory $1"
 }
 
 # jget FILE KEY: one top-level field of a JSON file

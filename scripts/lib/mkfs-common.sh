@@ -49,6 +49,23 @@ target_bytes() {
 	fi
 }
 
+# need_bytes MIN MIN-TEXT WHY: the filesystem will be at least MIN bytes, or the
+# one line naming the fix that works for this target: --size for a new
+# file, growing an existing file (--size is for new files), another device
+need_bytes() {
+	local have fix
+	have=$(target_bytes)
+	[ "$have" -ge "$1" ] && return 0
+	if [ -b "$target" ]; then
+		fix="choose a device of at least $2"
+	elif [ -e "$target" ]; then
+		fix="grow the file first (truncate -s 1G $target) or give a new file with --size 1G"
+	else
+		fix="give e.g. --size 1G"
+	fi
+	die "$target would be $(human "$have") ($have bytes); $3 at least $2: $fix"
+}
+
 # plan_and_exit MKFS-COMMAND FSTYPE OPTIONS: what --dry-run prints
 # instead of doing it; exit 0
 plan_and_exit() {
@@ -67,7 +84,7 @@ plan_and_exit() {
 	if [ "$is_file" -eq 1 ]; then
 		echo "  $src $dir $fstype loop,$opts 0 2"
 	else
-		echo "  $src $dir $fstype $opts 0 2      # or UUID= of the new filesystem (blkid)"
+		echo "  UUID=(the new filesystem's: blkid $dev) $dir $fstype $opts 0 2"
 	fi
 	exit 0
 }
@@ -77,6 +94,7 @@ check_target() {
 	local fstype
 	is_file=0
 	if [ -b "$target" ]; then
+		[ -z "$size" ] || die "--size is for a new file, and $target is a device of $(human "$(target_bytes)"); drop --size"
 		is_mounted "$target" && die "$target is mounted ($(findmnt -rn -o TARGET -S "$target" | head -1)); unmount it first"
 		fstype=$(blkid -p -o value -s TYPE "$target" 2>/dev/null)
 		[ -n "$fstype" ] && [ "$force" -eq 0 ] &&
@@ -86,12 +104,20 @@ check_target() {
 	else
 		is_file=1
 		if [ -e "$target" ]; then
+			[ -z "$size" ] ||
+				die "--size is for a new file, and $target exists ($(human "$(target_bytes)")); drop --size, or grow it first: truncate -s $size $target"
 			losetup -j "$target" 2>/dev/null | grep -q . &&
 				die "$target is attached to $(losetup -j "$target" | cut -d: -f1); detach it first (losetup -d)"
 			fstype=$(blkid -p -o value -s TYPE "$target" 2>/dev/null)
 			[ -n "$fstype" ] && [ "$force" -eq 0 ] &&
 				die "$target already holds a $fstype filesystem; add --force to destroy it"
 		else
+			# a file is never made under /dev: that path meant a device
+			case $target in
+			/dev/*) die "$target: no such block device; give an existing one (lsblk lists them), or a file outside /dev" ;;
+			esac
+			[ -d "$(dirname "$target")" ] ||
+				die "$(dirname "$target") does not exist; give a file in an existing directory, or a block device"
 			[ -n "$size" ] || die "$target does not exist; give --size (e.g. --size 4G) to create it"
 		fi
 	fi
@@ -160,15 +186,12 @@ sys.exit(0 if v["safe"] else 1)')
 
 # report MOUNTPOINT FSTYPE OPTIONS PAGE: the fstab line and the verdicts
 report() {
-	local dir=$1 fstype=$2 opts=$3 page=$4 uuid fscheck
-	uuid=$(blkid -o value -s UUID "$dev")
+	local dir=$1 fstype=$2 opts=$3 page=$4 fscheck
 	echo
 	echo "/etc/fstab line:"
-	if [ "$is_file" -eq 1 ]; then
-		echo "  $(readlink -f "$target") $dir $fstype loop,$opts 0 2"
-	else
-		echo "  UUID=$uuid $dir $fstype $opts 0 2"
-	fi
+	# the one rule (fstab_line, common.sh): the mount's options, by UUID
+	# (a file by its path, with loop)
+	echo "  $(fstab_line "$dev" "$dir" "$fstype" "$(findmnt -rn -o OPTIONS "$dir")" "$opts")"
 	echo
 	fscheck=$(fscheck_cmd)
 	if [ -n "$fscheck" ]; then

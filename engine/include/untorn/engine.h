@@ -84,6 +84,10 @@ int ut_engine_open(const char *dir, const struct ut_engine_opts *o,
 		   struct ut_err *err);
 /* Flushes every dirty page, writes a checkpoint, stops the threads. */
 int ut_engine_close(struct ut_engine *eng, struct ut_err *err);
+/* ut_engine_close, filling *s (if not NULL) with the stats after the
+ * final flush and checkpoint: the pages closing wrote are counted. */
+int ut_engine_close_stats(struct ut_engine *eng, struct ut_engine_stats *s,
+			  struct ut_err *err);
 
 uint32_t ut_engine_value_max(const struct ut_engine *eng);
 int ut_put(struct ut_engine *eng, uint64_t key, const void *val, uint32_t len,
