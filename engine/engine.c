@@ -366,6 +366,11 @@ uint32_t ut_engine_page_size(const struct ut_engine *eng)
 	return eng->geom.page_size;
 }
 
+uint32_t ut_engine_block_size(const struct ut_engine *eng)
+{
+	return eng->geom.block_size;
+}
+
 const char *ut_engine_data_path(const struct ut_engine *eng)
 {
 	return eng->store->data_path;

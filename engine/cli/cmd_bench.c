@@ -358,6 +358,7 @@ static void print_json(struct bench *b, const struct bench_result *r, const char
 	json_str(&j, "page_writer", writer ? writer : "io_uring");
 	json_bool(&j, "untorn_jw", writer && !strcmp(writer, "untorn_jw"));
 	json_u64(&j, "page_size", ut_engine_page_size(b->eng));
+	json_u64(&j, "block_size", ut_engine_block_size(b->eng));
 	json_str(&j, "commit", b->lazy ? "lazy" : "sync");
 	json_u64(&j, "threads", b->threads);
 	json_u64(&j, "txn_writes", b->txn_writes);

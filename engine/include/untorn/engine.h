@@ -221,6 +221,9 @@ const char *ut_engine_guard(const struct ut_engine *eng);
  * (the journal guard through the module), or NULL */
 const char *ut_engine_page_writer(const struct ut_engine *eng);
 uint32_t ut_engine_page_size(const struct ut_engine *eng);
+/* The bytes each checksummed block of a page holds (the page's size for
+ * a --single-lsn store). */
+uint32_t ut_engine_block_size(const struct ut_engine *eng);
 const char *ut_engine_data_path(const struct ut_engine *eng);
 
 #endif
