@@ -23,7 +23,7 @@ cleanup() {
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/loopfs.sh"
-ktap_plan 11
+ktap_plan 12
 
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest fscheck-mysql "needs root for loop devices and mounts"
 missing=""

@@ -147,12 +147,10 @@ static int pause_setup(const char *arg)
 		*colon = '\0';
 		pause_cut = -1;
 		pause_seed = (unsigned)getpid();
-		if (colon[7] == '@')
+		end = colon + 7;
+		if (*end == '@')
 			pause_sector = strtol(colon + 8, &end, 10);
-		else if (colon[7])
-			return -1;
-		if ((colon[7] && *end) || pause_sector < PAUSE_SECTOR ||
-		    pause_sector % PAUSE_SECTOR)
+		if (*end || pause_sector < PAUSE_SECTOR || pause_sector % PAUSE_SECTOR)
 			return -1;
 	} else if (colon && colon[1] >= '0' && colon[1] <= '9') {
 		*colon = '\0';

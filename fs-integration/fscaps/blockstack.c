@@ -234,7 +234,9 @@ static uint32_t loop_unit(struct walk *w, const char *dir, const char *name, int
 
 /*
  * Device-mapper: the target types are in its table, which only dmsetup
- * reads.  linear and striped pass each block through; crypt too, unless
+ * reads.  linear, striped and log-writes (which logs each write and
+ * passes it on unchanged: the power-cut replays' target) pass each block
+ * through; crypt too, unless
  * its sectors are larger than what the devices under it write whole (a
  * torn crypt sector decrypts to garbage, every block in it).
  */
@@ -262,7 +264,8 @@ static uint32_t dm_unit(struct walk *w, const char *dir, const char *name, int d
 		if (!strcmp(target, "crypt")) {
 			p = strstr(line, "sector_size:");
 			crypt_sector = p ? (uint32_t)strtoul(p + 12, NULL, 10) : 512;
-		} else if (strcmp(target, "linear") && strcmp(target, "striped")) {
+		} else if (strcmp(target, "linear") && strcmp(target, "striped") &&
+			   strcmp(target, "log-writes")) {
 			bad = 1;
 		}
 	}
@@ -270,7 +273,7 @@ static uint32_t dm_unit(struct walk *w, const char *dir, const char *name, int d
 		return unknown(w, name, "its table cannot be read (dmsetup, as root)");
 	if (bad) {
 		fmt(why, sizeof(why),
-		    "device-mapper %s has a target other than linear, striped or crypt",
+		    "device-mapper %s has a target other than linear, striped, log-writes or crypt",
 		    dmname);
 		return unknown(w, name, why);
 	}
