@@ -322,6 +322,8 @@ struct sim_cfg {
 	unsigned pages, page_rate; /* hot pages; page writes a second */
 	unsigned log_mib;
 	unsigned stall_every_ms, stall_ms; /* cleaners blocked (0: never) */
+	unsigned read_rate; /* a cold pool: first touches read, this many a
+			     * second, each a page write less (0: warm) */
 	const char *today_fails; /* a known failure of the default pacing */
 };
 
@@ -337,6 +339,8 @@ struct sim_result {
 
 struct sim {
 	uint64_t oldest[SIM_PAGES_MAX]; /* 0: clean */
+	uint8_t cached[SIM_PAGES_MAX]; /* read into the pool */
+	uint64_t read_due, reads; /* reads in this ms, per mille; done */
 	uint32_t list[SIM_PAGES_MAX]; /* the flush list, oldest first */
 	unsigned head, n, pages;
 	uint64_t rng, cur, pub, target, written;
@@ -404,6 +408,8 @@ static void sim_clean(struct sim *s, const struct sim_cfg *c, uint64_t capacity,
 	}
 	if (c->stall_ms && t % c->stall_every_ms < c->stall_ms)
 		return;
+	/* the reads of this ms took the device from page writes */
+	*page_due = *page_due > s->reads * 1000 ? *page_due - s->reads * 1000 : 0;
 	for (*page_due += c->page_rate, k = 0; *page_due >= 1000; *page_due -= 1000) {
 		if (!sim_has_work(s, capacity)) {
 			s->awake = 0;
@@ -504,6 +510,9 @@ static void sim_run(const struct sim_cfg *c, enum sim_pacing mode, struct sim_re
 	for (t = 0; t < SIM_SECONDS * 1000; t++) {
 		now = t * 1000000 + 1;
 		stopped = 0;
+		s.reads = 0;
+		if (c->read_rate && s.read_due < 2000)
+			s.read_due += c->read_rate;
 		for (w = 0; w < WRITES_PER_S / 1000; w++) {
 			if (s.cur - s.pub > stop) {
 				stopped = 1; /* and the log asks for space */
@@ -513,6 +522,13 @@ static void sim_run(const struct sim_cfg *c, enum sim_pacing mode, struct sim_re
 			if (sim_paced(&s, &p, mode, now))
 				break;
 			pg = sim_rand(&s);
+			if (c->read_rate && !s.cached[pg]) {
+				if (s.read_due < 1000)
+					break; /* the writers wait for the read */
+				s.read_due -= 1000;
+				s.cached[pg] = 1;
+				s.reads++;
+			}
 			if (!s.oldest[pg]) {
 				s.oldest[pg] = s.cur;
 				s.list[(s.head + s.n++) % s.pages] = pg;
@@ -539,26 +555,28 @@ static int sim_pass(const struct sim_result *r)
 }
 
 static const struct sim_cfg sim_points[] = {
-	{ "1250 pages, 300/s, 64 MiB", 1250, 300, 64, 0, 0,
+	{ "1250 pages, 300/s, 64 MiB", 1250, 300, 64, 0, 0, 0,
 	  "writers meet the stop in the first turns" },
-	{ "3300 pages, 300/s, 64 MiB", 3300, 300, 64, 0, 0,
+	{ "3300 pages, 300/s, 64 MiB", 3300, 300, 64, 0, 0, 0,
 	  "the first burst comes back every turn for most of a minute" },
-	{ "10000 pages, 300/s, 64 MiB", 10000, 300, 64, 0, 0,
+	{ "10000 pages, 300/s, 64 MiB", 10000, 300, 64, 0, 0, 0,
 	  "a turn of 33 s: the first burst comes back for a minute" },
-	{ "1250 pages, 1500/s, 64 MiB", 1250, 1500, 64, 0, 0, NULL },
-	{ "3300 pages, 1500/s, 64 MiB", 3300, 1500, 64, 0, 0, NULL },
-	{ "10000 pages, 1500/s, 64 MiB", 10000, 1500, 64, 0, 0,
+	{ "1250 pages, 1500/s, 64 MiB", 1250, 1500, 64, 0, 0, 0, NULL },
+	{ "3300 pages, 1500/s, 64 MiB", 3300, 1500, 64, 0, 0, 0, NULL },
+	{ "10000 pages, 1500/s, 64 MiB", 10000, 1500, 64, 0, 0, 0,
 	  "writers meet the stop in the first turns" },
-	{ "3300 pages, 300/s, 16 MiB", 3300, 300, 16, 0, 0,
+	{ "3300 pages, 300/s, 16 MiB", 3300, 300, 16, 0, 0, 0,
 	  "a small log: the first burst comes back for 20 s" },
-	{ "3300 pages, 300/s, 256 MiB", 3300, 300, 256, 0, 0,
+	{ "3300 pages, 300/s, 256 MiB", 3300, 300, 256, 0, 0, 0,
 	  "writers meet the stop in the first turns" },
 	{ "4200 pages, 330/s, stalls 1.5 s every 4 s", 4200, 330, 64, 4000,
-	  1500, "each stall comes back a turn later, at the stop" },
+	  1500, 0, "each stall comes back a turn later, at the stop" },
 	{ "2500 pages, 300/s, stalls 0.5 s every 1 s", 2500, 300, 64, 1000, 500,
-	  "each stall comes back a turn later, at the stop" },
+	  0, "each stall comes back a turn later, at the stop" },
 	{ "4200 pages, 330/s, stalls 3 s every 13 s", 4200, 330, 64, 13000,
-	  3000, "each stall comes back a turn later, at the stop" },
+	  3000, 0, "each stall comes back a turn later, at the stop" },
+	{ "3300 pages, 300/s, 64 MiB, a cold pool (250 reads/s)", 3300, 300, 64,
+	  0, 0, 250, "the burst once the reads are done comes back a turn later" },
 };
 
 #define SIM_POINTS (sizeof(sim_points) / sizeof(sim_points[0]))
