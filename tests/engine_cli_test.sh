@@ -12,7 +12,7 @@ UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-engine-cli-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 37
+ktap_plan 38
 
 S=$scratch/s
 "$UNTORN" init "$S" >/dev/null
@@ -128,6 +128,21 @@ PY
 ok $? "bench write --txn-writes 4: four acknowledged writes a commit, all there (verify --acks)"
 "$UNTORN" check "$S" >/dev/null
 ok $? "check clean after the benchmark"
+"$UNTORN" init "$scratch/fc" --log-size 8M >/dev/null &&
+	"$UNTORN" load "$scratch/fc" --rows 20000 >/dev/null &&
+	"$UNTORN" bench write "$scratch/fc" --pacing forecast --threads 2 --seconds 2 \
+		--commit lazy --update-pct 100 --txn-writes 4 --rows 20000 --json --ack-fd 3 \
+		>"$scratch/fc.json" 3>"$scratch/fc.acks" &&
+	"$UNTORN" verify "$scratch/fc" --acks "$scratch/fc.acks" >/dev/null &&
+	"$UNTORN" check "$scratch/fc" >/dev/null &&
+	python3 - "$scratch/fc.json" "$scratch/fc.acks" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+acks = sum(1 for _ in open(sys.argv[2]))
+assert d["pacing"] is True and d["pacing_mode"] == "forecast", d
+assert d["commits"] > 0 and acks >= 4 * d["commits"], (acks, d["commits"])
+PY
+ok $? "bench write --pacing forecast on an 8M log: every acknowledged write there (verify --acks), check clean"
 
 "$UNTORN" recover --json "$S" | python3 -c '
 import json, sys
@@ -151,7 +166,7 @@ expect_fail "load: absurd value size" "out of range" "$S" -- load "$S" --rows 10
 expect_fail "load: value larger than 1/8 page" "exceeds" "$S" -- load "$S" --rows 10 --value-size 5000
 expect_fail "bench: zero threads" "out of range" "$S" -- bench write "$S" --threads 0
 expect_fail "bench: 65 writes a transaction" "out of range" "$S" -- bench write "$S" --txn-writes 65
-expect_fail "bench: --pacing neither on nor off" "on or off" "$S" -- bench write "$S" --pacing maybe
+expect_fail "bench: --pacing neither on, off nor forecast" "on, off or forecast" "$S" -- bench write "$S" --pacing maybe
 expect_fail "bench: negative seconds" "not a number" "$S" -- bench write "$S" --seconds -1
 expect_fail "load: a count is not a size (--rows 3k)" "digits only" "$S" -- load "$S" --rows 3k
 expect_fail "bench: a count is not a size (--threads 2k)" "digits only" "$S" -- bench write "$S" --threads 2k

@@ -515,6 +515,16 @@ unsigned ut_bpool_dirty_count(struct ut_bpool *bp)
 	return n;
 }
 
+void ut_bpool_flush_list_ends(struct ut_bpool *bp, unsigned *n_dirty,
+			      uint64_t *oldest, uint64_t *newest)
+{
+	ut_mutex_lock(&bp->fl_mutex);
+	*n_dirty = bp->n_dirty;
+	*oldest = bp->fl_tail ? bp->fl_tail->oldest_lsn : 0;
+	*newest = bp->fl_head ? bp->fl_head->oldest_lsn : 0;
+	ut_mutex_unlock(&bp->fl_mutex);
+}
+
 void ut_bpool_wake_free(struct ut_bpool *bp)
 {
 	ut_mutex_lock(&bp->mutex);

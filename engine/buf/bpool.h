@@ -165,6 +165,10 @@ void ut_bpool_unfix(struct ut_bpool *bp, struct ut_frame *f);
 /* Oldest modification LSN of any dirty page, or 0 when none. */
 uint64_t ut_bpool_oldest_lsn(struct ut_bpool *bp);
 unsigned ut_bpool_dirty_count(struct ut_bpool *bp);
+/* In one look at the flush list: the dirty pages, the oldest LSN of the
+ * oldest and of the newest (0 when none is dirty). */
+void ut_bpool_flush_list_ends(struct ut_bpool *bp, unsigned *n_dirty,
+			      uint64_t *oldest, uint64_t *newest);
 /* Wakes threads waiting for a free frame (after a flush). */
 void ut_bpool_wake_free(struct ut_bpool *bp);
 

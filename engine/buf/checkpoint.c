@@ -20,8 +20,16 @@ void ut_checkpointer_init(struct ut_checkpointer *ck, struct ut_bpool *pool,
 	ck->space = space;
 	ck->guard = guard;
 	ck->last_ns = ut_now_ns();
+	ck->due_share = CKPT_DUE_SHARE;
+	ck->due_ns = CKPT_DUE_NS;
 	ut_mutex_init(&ck->mutex, UT_LATCH_CLEANER);
 	atomic_init(&ck->count, 0);
+}
+
+void ut_checkpointer_set_due(struct ut_checkpointer *ck, unsigned share, uint64_t ns)
+{
+	ck->due_share = share;
+	ck->due_ns = ns;
 }
 
 static uint64_t oldest_dirty(void *arg)
@@ -73,8 +81,8 @@ int ut_checkpoint_if_due(struct ut_checkpointer *ck, int urgent)
 	lsn = ut_redo_checkpoint_lsn(ck->log, oldest_dirty, ck->pool);
 	if (lsn <= last)
 		return 0;
-	if (!urgent && lsn - last < ck->log->capacity / CKPT_DUE_SHARE &&
-	    ut_now_ns() - last_ns < CKPT_DUE_NS)
+	if (!urgent && lsn - last < ck->log->capacity / ck->due_share &&
+	    ut_now_ns() - last_ns < ck->due_ns)
 		return 0;
 	return ut_checkpoint(ck);
 }

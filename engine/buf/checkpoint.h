@@ -26,6 +26,8 @@ struct ut_checkpointer {
 	struct ut_page_guard *guard; /* synced before each checkpoint */
 	struct ut_mutex mutex; /* one checkpoint at a time */
 	uint64_t last_ns; /* when the last was written */
+	unsigned due_share; /* due at capacity / due_share of movement */
+	uint64_t due_ns; /* or this long after the last */
 	atomic_uint_fast64_t count; /* checkpoints written */
 };
 
@@ -35,11 +37,15 @@ void ut_checkpointer_init(struct ut_checkpointer *ck, struct ut_bpool *pool,
 /* Writes a checkpoint when the LSN moved since the last one: the pages
  * written so far synced (ut_guard_sync), then the slot: 0 or -errno. */
 int ut_checkpoint(struct ut_checkpointer *ck);
+/* When the cleaners' checkpoint is due (default: a sixteenth of the log
+ * or a second); before the cleaners start. */
+void ut_checkpointer_set_due(struct ut_checkpointer *ck, unsigned share, uint64_t ns);
 /*
  * The page cleaners' checkpoint: only when it is due, as each costs the
  * data file's fdatasync: when it would move by a sixteenth of the log,
  * when urgent (a writer waits for log space), or a second after the
- * last.  0 (also when not due) or -errno.
+ * last (ut_checkpointer_set_due changes both).  0 (also when not due) or
+ * -errno.
  */
 int ut_checkpoint_if_due(struct ut_checkpointer *ck, int urgent);
 uint64_t ut_checkpoint_count(struct ut_checkpointer *ck);

@@ -214,11 +214,22 @@ static int cleaner_has_work(struct ut_flush *fl)
 	       ut_bpool_dirty_count(fl->pool) > 0;
 }
 
+/* Writers wait for log space, or (forecast mode) the age is near it. */
+static int checkpoint_urgent(struct ut_flush *fl)
+{
+	if (atomic_load(&fl->log_waiters) > 0)
+		return 1;
+	return fl->forecast &&
+	       ut_redo_age(fl->log) > UT_PACE_URGENT(fl->log->capacity);
+}
+
 static void *cleaner_main(void *arg)
 {
 	struct ut_cleaner *c = arg;
 	struct ut_flush *fl = c->fl;
-	uint64_t wait_ns = fl->adaptive ? FLUSH_TICK_NS : CLEANER_IDLE_NS;
+	uint64_t wait_ns = fl->adaptive ? FLUSH_TICK_NS :
+			   fl->forecast ? UT_PACE_POLL_NS :
+					  CLEANER_IDLE_NS;
 	uint64_t idle_ns;
 	int n, timed_out, ret;
 
@@ -228,6 +239,7 @@ static void *cleaner_main(void *arg)
 		idle_ns = 0;
 		/* adaptive flushing looks again every tick */
 		while (!fl->stopping && !timed_out && !cleaner_has_work(fl)) {
+			atomic_fetch_add(&fl->idle_waits, 1);
 			if (ut_cond_wait(&fl->work_cond, &fl->mutex,
 					 UT_LATCH_IDLE, wait_ns) == -ETIMEDOUT)
 				idle_ns += wait_ns;
@@ -241,8 +253,7 @@ static void *cleaner_main(void *arg)
 		ut_mutex_unlock(&fl->mutex);
 		n = ut_flush_batch(fl, c);
 		ret = n > 0 || timed_out ?
-			      ut_checkpoint_if_due(fl->ckpt,
-						   atomic_load(&fl->log_waiters) > 0) :
+			      ut_checkpoint_if_due(fl->ckpt, checkpoint_urgent(fl)) :
 			      0;
 		ut_mutex_lock(&fl->mutex);
 		if (ret && !fl->fatal)
@@ -284,6 +295,7 @@ void ut_flush_init(struct ut_flush *fl, struct ut_bpool *pool,
 	atomic_init(&fl->log_pace_waits, 0);
 	atomic_init(&fl->log_pace_ns, 0);
 	atomic_init(&fl->log_waiters, 0);
+	atomic_init(&fl->idle_waits, 0);
 	fl->adaptive = 0;
 	ut_flush_rate_init(&fl->rate, log->capacity);
 }
@@ -296,6 +308,16 @@ void ut_flush_set_adaptive(struct ut_flush *fl, int adaptive)
 void ut_flush_set_pacing(struct ut_flush *fl, int pacing)
 {
 	fl->no_pacing = !pacing;
+}
+
+void ut_flush_set_forecast(struct ut_flush *fl)
+{
+	uint64_t cap = fl->log->capacity;
+
+	fl->forecast = 1;
+	/* paced from where the cleaners go flat out */
+	ut_redo_pace_forecast(&fl->pace, fl->adaptive ? UT_FLUSH_LWM(cap) : cap / 10);
+	ut_checkpointer_set_due(fl->ckpt, UT_PACE_CKPT_SHARE, UT_PACE_CKPT_NS);
 }
 
 int ut_cleaners_start(struct ut_flush *fl, unsigned n)
@@ -363,23 +385,52 @@ void ut_flush_want_free(void *arg)
 	ut_mutex_unlock(&fl->mutex);
 }
 
+/* The forecast mode's sample, every UT_PACE_ADJUST_NS; under pace_mutex. */
+static void pace_sample(struct ut_flush *fl, uint64_t now, uint64_t cur, uint64_t age)
+{
+	struct ut_pace_sample s = { .now_ns = now, .cur_lsn = cur, .age = age };
+	unsigned n, idle = atomic_load(&fl->idle_waits);
+	uint64_t oldest, newest;
+
+	ut_bpool_flush_list_ends(fl->pool, &n, &oldest, &newest);
+	s.flush_age = oldest && cur > oldest ? cur - oldest : 0;
+	s.head_lsn = newest;
+	s.n_dirty = n;
+	s.pages_written = atomic_load(&fl->pages_written);
+	s.cleaners_idle = idle != fl->idle_seen;
+	fl->idle_seen = idle;
+	ut_redo_pace_adjust(&fl->pace, &s);
+}
+
+/* How long a row write waits now, by the mode's rate; under pace_mutex. */
+static uint64_t pace_admit(struct ut_flush *fl, uint64_t age)
+{
+	uint64_t now = ut_now_ns(), cur = ut_redo_current(fl->log);
+
+	if (!fl->forecast)
+		return ut_redo_pace_admit(&fl->pace, now, cur, age);
+	if (ut_redo_pace_due(&fl->pace, now))
+		pace_sample(fl, now, cur, age);
+	return ut_redo_pace_wait(&fl->pace, now, cur);
+}
+
 /* While the log holds writers back, a row write waits for its turn at
  * the paced redo rate (redo_pace.h). */
 static void log_pace(struct ut_flush *fl)
 {
 	uint64_t ns, slept = 0, age = ut_redo_age(fl->log);
+	uint64_t on = fl->forecast ? fl->pace.on_age : fl->log->capacity / 2;
 	struct timespec ts;
 
 	if (fl->fatal || !fl->n_cleaners || fl->no_pacing)
 		return;
-	/* pacing starts above half the log: below it, off, nothing to ask */
-	if (!atomic_load_explicit(&fl->pacing, memory_order_relaxed) &&
-	    age <= fl->log->capacity / 2)
+	/* pacing starts above half the log (forecast: where the cleaners
+	 * go flat out): below it, off, nothing to ask */
+	if (!atomic_load_explicit(&fl->pacing, memory_order_relaxed) && age <= on)
 		return;
 	for (;;) {
 		ut_mutex_lock(&fl->pace_mutex);
-		ns = ut_redo_pace_admit(&fl->pace, ut_now_ns(),
-					ut_redo_current(fl->log), age);
+		ns = pace_admit(fl, age);
 		atomic_store_explicit(&fl->pacing, fl->pace.rate != 0,
 				      memory_order_relaxed);
 		ut_mutex_unlock(&fl->pace_mutex);

@@ -62,6 +62,9 @@ struct ut_flush {
 	struct ut_redo_pace pace; /* writer pacing (redo_pace.h) */
 	atomic_int pacing; /* pace.rate != 0, read without the mutex */
 	int no_pacing; /* writers only stopped at 5/8 (comparisons) */
+	int forecast; /* pacing's forecast mode and its flushing */
+	atomic_uint idle_waits; /* cleaners' waits for work (forecast) */
+	unsigned idle_seen; /* idle_waits at the last sample, pace_mutex */
 	atomic_uint_fast64_t log_pace_waits; /* row writes paced, and */
 	atomic_uint_fast64_t log_pace_ns; /* the time they slept */
 	atomic_int log_waiters; /* writers stopped right now: a checkpoint is urgent */
@@ -74,6 +77,11 @@ void ut_flush_init(struct ut_flush *fl, struct ut_bpool *pool,
 void ut_flush_set_adaptive(struct ut_flush *fl, int adaptive);
 /* Writer pacing on (the default) or off; before ut_cleaners_start. */
 void ut_flush_set_pacing(struct ut_flush *fl, int pacing);
+/* Writer pacing's forecast mode (redo_pace.h), with its flushing: idle
+ * eager cleaners look for work every 10 ms, the checkpoint is due at
+ * 1/32 of the log or 500 ms and urgent above 19/32.  After
+ * ut_flush_set_adaptive, before ut_cleaners_start. */
+void ut_flush_set_forecast(struct ut_flush *fl);
 int ut_cleaners_start(struct ut_flush *fl, unsigned n);
 void ut_cleaners_stop(struct ut_flush *fl);
 

@@ -3,7 +3,7 @@
  * redo_pace.c - writer pacing (redo_pace.h): a redo rate for row writes
  * once the log holds them back, cut while the checkpoint age is high,
  * raised while it is low, and a virtual clock that says how long a
- * writer waits.
+ * writer waits.  The forecast mode's law is in redo_forecast.c.
  */
 #include <string.h>
 #include "buf/redo_pace.h"
@@ -100,18 +100,18 @@ static void pace_adjust(struct ut_redo_pace *p, uint64_t now_ns,
 		p->rate = 0; /* the log no longer holds anyone back */
 }
 
-uint64_t ut_redo_pace_admit(struct ut_redo_pace *p, uint64_t now_ns,
-			    uint64_t cur_lsn, uint64_t age)
+void ut_redo_pace_set_rate(struct ut_redo_pace *p, uint64_t now_ns,
+			   uint64_t cur_lsn, double rate)
+{
+	p->base_lsn = p->rate ? (uint64_t)pace_allowed(p, now_ns) : cur_lsn;
+	p->base_ns = now_ns;
+	p->rate = rate;
+}
+
+uint64_t ut_redo_pace_wait(struct ut_redo_pace *p, uint64_t now_ns, uint64_t cur_lsn)
 {
 	double allowed, burst, wait;
 
-	if (!p->adjust_ns) {
-		p->adjust_ns = now_ns;
-		p->adjust_lsn = cur_lsn;
-		return 0;
-	}
-	if (now_ns - p->adjust_ns >= UT_PACE_ADJUST_NS)
-		pace_adjust(p, now_ns, cur_lsn, age);
 	if (!p->rate)
 		return 0;
 	allowed = pace_allowed(p, now_ns);
@@ -126,4 +126,17 @@ uint64_t ut_redo_pace_admit(struct ut_redo_pace *p, uint64_t now_ns,
 		return 0;
 	wait = ((double)cur_lsn - allowed) / p->rate * 1e9;
 	return wait > UT_PACE_SLEEP_MAX_NS ? UT_PACE_SLEEP_MAX_NS : (uint64_t)wait;
+}
+
+uint64_t ut_redo_pace_admit(struct ut_redo_pace *p, uint64_t now_ns,
+			    uint64_t cur_lsn, uint64_t age)
+{
+	if (!p->adjust_ns) {
+		p->adjust_ns = now_ns;
+		p->adjust_lsn = cur_lsn;
+		return 0;
+	}
+	if (now_ns - p->adjust_ns >= UT_PACE_ADJUST_NS)
+		pace_adjust(p, now_ns, cur_lsn, age);
+	return ut_redo_pace_wait(p, now_ns, cur_lsn);
 }

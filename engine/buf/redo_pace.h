@@ -30,6 +30,20 @@
  * smoothly.  After ten seconds with the age below a quarter of the log
  * pacing turns itself off, so a load the log does not limit is never
  * slowed.
+ *
+ * The forecast mode (ut_redo_pace_forecast, not yet the default) cuts
+ * the loop through the checkpoint: a rate taken from the checkpoint's
+ * own pace is the writers' rate of one turn ago played back, so a
+ * disturbance (the first burst, a stop, a stalled cleaner) comes back
+ * every turn.  Instead, every page dirty now is written within one turn
+ * T = dirty pages / page writes a second (the cleaners' measured pace,
+ * a property of the device), so by then the checkpoint is past the
+ * newest first change on the flush list (head_lsn), and the age peaks
+ * at (cur - head_lsn) + rate T.  Budgeting that peak to the target
+ * gives rate = (target - (cur - head_lsn)) / T, pulled gently toward
+ * the target by the age of the oldest dirty page.  It is on from where
+ * the cleaners go flat out (on_age), so the first burst is spread over
+ * the first turn instead of being stopped at 5/8 of the log.
  */
 #ifndef UNTORN_REDO_PACE_H
 #define UNTORN_REDO_PACE_H
@@ -41,6 +55,14 @@
 #define UT_PACE_SLEEP_MAX_NS \
 	50000000ull /* one sleep at most, then look again */
 #define UT_PACE_CALM_NS 10000000000ull /* below a quarter this long: off */
+/* The forecast mode's flushing: idle eager cleaners look for work this
+ * often (not once a second), the checkpoint is published at 1/32 of the
+ * log or 500 ms (not 1/16 or 1 s: the lag of the published age would
+ * eat the sixteenth between target and stop), and at once above 19/32. */
+#define UT_PACE_POLL_NS 10000000ull
+#define UT_PACE_CKPT_SHARE 32
+#define UT_PACE_CKPT_NS 500000000ull
+#define UT_PACE_URGENT(capacity) ((capacity) / 32 * 19)
 
 struct ut_redo_pace {
 	uint64_t capacity; /* the redo log's usable bytes */
@@ -51,6 +73,26 @@ struct ut_redo_pace {
 	uint64_t adjust_ckpt; /* and the checkpoint */
 	double free_rate; /* bytes of log the checkpoint frees a second, averaged */
 	uint64_t calm_ns; /* since when the age is below a quarter, 0: not */
+	/* the forecast mode (ut_redo_pace_forecast) */
+	int forecast;
+	uint64_t on_age; /* paced above this age: where cleaners go flat out */
+	double page_rate; /* pages the cleaners write a second, averaged */
+	uint64_t pages_written; /* at the last adjustment */
+	double stall_s; /* the cleaners have had work and written nothing */
+	double stall_max; /* the longest such stall lately */
+	uint64_t on_ns; /* when pacing last began */
+};
+
+/* What the forecast mode looks at every UT_PACE_ADJUST_NS. */
+struct ut_pace_sample {
+	uint64_t now_ns;
+	uint64_t cur_lsn; /* the log's head */
+	uint64_t age; /* head - published checkpoint (what stops writers) */
+	uint64_t flush_age; /* head - oldest dirty page (0: none dirty) */
+	uint64_t head_lsn; /* newest first change of a dirty page (0: none) */
+	uint64_t n_dirty;
+	uint64_t pages_written; /* by the cleaners so far */
+	int cleaners_idle; /* a cleaner waited for work since the last sample */
 };
 
 void ut_redo_pace_init(struct ut_redo_pace *p, uint64_t capacity);
@@ -62,5 +104,24 @@ void ut_redo_pace_init(struct ut_redo_pace *p, uint64_t capacity);
  */
 uint64_t ut_redo_pace_admit(struct ut_redo_pace *p, uint64_t now_ns,
 			    uint64_t cur_lsn, uint64_t age);
+
+/* The forecast mode, paced above on_age; after ut_redo_pace_init. */
+void ut_redo_pace_forecast(struct ut_redo_pace *p, uint64_t on_age);
+
+/* Forecast mode: whether a sample is due at now_ns (then the caller
+ * gathers one and calls ut_redo_pace_adjust). */
+int ut_redo_pace_due(const struct ut_redo_pace *p, uint64_t now_ns);
+
+/* Forecast mode: the rate from a sample. */
+void ut_redo_pace_adjust(struct ut_redo_pace *p, const struct ut_pace_sample *s);
+
+/* The clock so far at the old rate (from cur_lsn if there was none),
+ * rate from now_ns on (0: not pacing). */
+void ut_redo_pace_set_rate(struct ut_redo_pace *p, uint64_t now_ns,
+			   uint64_t cur_lsn, double rate);
+
+/* Before a row write with the log's head at cur_lsn: how long to sleep
+ * before looking again (0: go), by the rate last set. */
+uint64_t ut_redo_pace_wait(struct ut_redo_pace *p, uint64_t now_ns, uint64_t cur_lsn);
 
 #endif

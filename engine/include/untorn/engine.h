@@ -48,6 +48,8 @@ struct ut_engine_opts {
 	enum ut_flushing flushing; /* default eager */
 	int no_pacing; /* writers only stopped at 5/8 of the log, never
 			* paced (redo_pace.h): for comparisons */
+	int pace_forecast; /* writer pacing's forecast mode (redo_pace.h):
+			    * proven in the model, not yet the default */
 };
 
 struct ut_engine_stats {

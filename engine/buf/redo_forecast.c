@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+/*
+ * redo_forecast.c - writer pacing's forecast mode (redo_pace.h): the
+ * redo rate that brings the checkpoint age to its target by the time
+ * the cleaners, at their measured page rate, have written every page
+ * dirty now.
+ */
+#include "buf/redo_pace.h"
+
+/* the page rate's average: an exponential one over one turn, at least
+ * this long, so that stalls of the cleaners are in it, not followed */
+#define FC_PAGE_AVG_S 2.0
+/* the longest stall of the cleaners is forgotten over this long */
+#define FC_STALL_FORGET_S 60.0
+/* one turn before the first page rate is known, and at least */
+#define FC_TURN_BOOT_S 10.0
+#define FC_TURN_MIN_S 0.5
+/* how hard the oldest dirty page's age pulls: 1 + GAIN (target - age) / C */
+#define FC_GAIN 1.0
+#define FC_FACTOR_MIN 0.75
+#define FC_FACTOR_MAX 1.25
+/* a rate cut is taken at once, a raise over this long */
+#define FC_RAISE_S 0.5
+
+void ut_redo_pace_forecast(struct ut_redo_pace *p, uint64_t on_age)
+{
+	p->forecast = 1;
+	p->on_age = on_age;
+}
+
+int ut_redo_pace_due(const struct ut_redo_pace *p, uint64_t now_ns)
+{
+	return !p->adjust_ns || now_ns - p->adjust_ns >= UT_PACE_ADJUST_NS;
+}
+
+/* The target of the age's peak: 9/16 of the log, a sixteenth under the
+ * writers' stop (as the default mode's). */
+static double fc_target(const struct ut_redo_pace *p)
+{
+	return (double)p->capacity * 9 / 16;
+}
+
+/* The cleaners' page rate, averaged over the windows in which they had
+ * work all along: then it is what the device sustains, not what was
+ * asked of it. */
+static void fc_page_rate(struct ut_redo_pace *p, const struct ut_pace_sample *s, double dt)
+{
+	double got, avg_s;
+
+	if (!p->adjust_ns || dt <= 0 || s->pages_written < p->pages_written)
+		return;
+	got = (s->pages_written - p->pages_written) / dt;
+	p->stall_max -= p->stall_max * dt / FC_STALL_FORGET_S;
+	if (got > 0 || s->cleaners_idle) {
+		p->stall_s = 0;
+	} else {
+		/* the cleaners had work and wrote nothing: blocked (a sync) */
+		p->stall_s += dt;
+		if (p->stall_s > p->stall_max)
+			p->stall_max = p->stall_s;
+	}
+	if (s->cleaners_idle) {
+		/* demand, a floor of what the device can do */
+		if (got > p->page_rate)
+			p->page_rate = got;
+		return;
+	}
+	avg_s = p->page_rate > 0 ? s->n_dirty / p->page_rate : 0;
+	if (avg_s < FC_PAGE_AVG_S)
+		avg_s = FC_PAGE_AVG_S;
+	if (!p->page_rate)
+		p->page_rate = got;
+	else
+		p->page_rate += (got - p->page_rate) * dt / (dt + avg_s);
+}
+
+/* What the rate should be: the budget left under the target over one
+ * turn of the dirty pages.  The target leaves room for the longest
+ * stall of the cleaners seen lately: the checkpoint stands still then
+ * while writers go on at the rate. */
+static double fc_want(const struct ut_redo_pace *p, const struct ut_pace_sample *s)
+{
+	double target = fc_target(p), turn, spent, budget, factor;
+
+	target -= p->rate * p->stall_max;
+	if (target < fc_target(p) / 2)
+		target = fc_target(p) / 2;
+
+	turn = p->page_rate > 0 ? s->n_dirty / p->page_rate : FC_TURN_BOOT_S;
+	if (turn < FC_TURN_MIN_S)
+		turn = FC_TURN_MIN_S;
+	spent = s->head_lsn && s->cur_lsn > s->head_lsn ?
+			(double)(s->cur_lsn - s->head_lsn) :
+			0;
+	budget = target - spent;
+	if (budget < target / 8)
+		budget = target / 8;
+	/* the age pulls the rate toward the target; upward only once a
+	 * turn has gone by since pacing began: before, a low age is the
+	 * start, not a forecast too low */
+	factor = 1.0 + FC_GAIN * (target - (double)s->flush_age) / p->capacity;
+	if (factor < FC_FACTOR_MIN)
+		factor = FC_FACTOR_MIN;
+	if (factor > FC_FACTOR_MAX)
+		factor = FC_FACTOR_MAX;
+	if (factor > 1 && s->now_ns - p->on_ns < turn * 1e9)
+		factor = 1;
+	return factor * budget / turn;
+}
+
+void ut_redo_pace_adjust(struct ut_redo_pace *p, const struct ut_pace_sample *s)
+{
+	double dt = p->adjust_ns ? (s->now_ns - p->adjust_ns) / 1e9 : 0, want;
+	uint64_t urgent, stop;
+
+	fc_page_rate(p, s, dt);
+	p->adjust_ns = s->now_ns;
+	p->pages_written = s->pages_written;
+	if (s->age <= p->on_age && s->flush_age <= p->on_age) {
+		/* the cleaners are not flat out: the log holds no one back */
+		ut_redo_pace_set_rate(p, s->now_ns, s->cur_lsn, 0);
+		return;
+	}
+	if (!p->rate)
+		p->on_ns = s->now_ns;
+	want = fc_want(p, s);
+	urgent = UT_PACE_URGENT(p->capacity);
+	stop = p->capacity / 8 * 5;
+	if (s->age > urgent) /* near the stop, whatever the forecast says:
+			      * down to half the rate at the stop */
+		want *= s->age >= stop ? 0.5 :
+					 1.0 - 0.5 * (s->age - urgent) /
+							 (double)(stop - urgent);
+	if (p->rate && want > p->rate)
+		want = p->rate + (want - p->rate) * dt / (dt + FC_RAISE_S);
+	ut_redo_pace_set_rate(p, s->now_ns, s->cur_lsn, want);
+}
