@@ -38,37 +38,18 @@ static void fmt(char *buf, size_t len, const char *f, ...)
 	va_end(ap);
 }
 
-static int read_line(const char *path, char *buf, size_t len)
+/* dir/leaf's first line, without its newline: 0, or -1 unreadable. */
+static int read_str(const char *dir, const char *leaf, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "r");
-	int ok;
-
-	if (!f)
-		return -errno;
-	ok = fgets(buf, (int)len, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -EIO;
+	if (ut_sysfs_read(dir, leaf, buf, len))
+		return -1;
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
 }
 
 static uint32_t read_u32(const char *dir, const char *leaf)
 {
-	char path[PATH_MAX + 64], buf[32];
-
-	fmt(path, sizeof(path), "%s/%s", dir, leaf);
-	if (read_line(path, buf, sizeof(buf)))
-		return 0;
-	return (uint32_t)strtoul(buf, NULL, 10);
-}
-
-static int read_str(const char *dir, const char *leaf, char *buf, size_t len)
-{
-	char path[PATH_MAX + 64];
-
-	fmt(path, sizeof(path), "%s/%s", dir, leaf);
-	return read_line(path, buf, len);
+	return (uint32_t)ut_sysfs_u64(dir, leaf, 0);
 }
 
 static int starts(const char *s, const char *prefix)

@@ -177,9 +177,9 @@ static int find_mount(const char *real, dev_t dev, struct ut_mount *best)
 	return found ? 0 : -ENOENT;
 }
 
-static int read_sys(const char *dir, const char *leaf, char *buf, size_t len)
+int ut_sysfs_read(const char *dir, const char *leaf, char *buf, size_t len)
 {
-	char path[512];
+	char path[PATH_MAX + 64];
 	ssize_t n;
 	int fd;
 
@@ -195,11 +195,12 @@ static int read_sys(const char *dir, const char *leaf, char *buf, size_t len)
 	return 0;
 }
 
-static uint64_t sys_u64(const char *dir, const char *leaf, uint64_t dflt)
+uint64_t ut_sysfs_u64(const char *dir, const char *leaf, uint64_t dflt)
 {
 	char buf[64];
 
-	return read_sys(dir, leaf, buf, sizeof(buf)) ? dflt : strtoull(buf, NULL, 10);
+	return ut_sysfs_read(dir, leaf, buf, sizeof(buf)) ? dflt :
+							    strtoull(buf, NULL, 10);
 }
 
 /* Block device facts: rotational, atomic write limits, kernel name. */
@@ -215,14 +216,16 @@ static void probe_device(struct ut_fscaps *c, dev_t dev)
 		return;
 	link[n] = 0;
 	snprintf(c->dev_name, sizeof(c->dev_name), "%s", strrchr(link, '/') + 1);
-	if (read_sys(dir, "partition", buf, sizeof(buf)) == 0)
+	if (ut_sysfs_read(dir, "partition", buf, sizeof(buf)) == 0)
 		snprintf(queue, sizeof(queue), "%s/../queue", dir);
 	else
 		snprintf(queue, sizeof(queue), "%s/queue", dir);
-	c->rotational = sys_u64(queue, "rotational", (uint64_t)-1);
-	c->dev_atomic_max = sys_u64(queue, "atomic_write_max_bytes", 0);
-	c->dev_atomic_unit_min = sys_u64(queue, "atomic_write_unit_min_bytes", 0);
-	c->dev_atomic_unit_max = sys_u64(queue, "atomic_write_unit_max_bytes", 0);
+	c->rotational = ut_sysfs_u64(queue, "rotational", (uint64_t)-1);
+	c->dev_atomic_max = ut_sysfs_u64(queue, "atomic_write_max_bytes", 0);
+	c->dev_atomic_unit_min =
+		ut_sysfs_u64(queue, "atomic_write_unit_min_bytes", 0);
+	c->dev_atomic_unit_max =
+		ut_sysfs_u64(queue, "atomic_write_unit_max_bytes", 0);
 }
 
 static void probe_jbd2(struct ut_fscaps *c)
@@ -232,7 +235,7 @@ static void probe_jbd2(struct ut_fscaps *c)
 	if (!c->dev_name[0])
 		return;
 	snprintf(dir, sizeof(dir), "/proc/fs/jbd2/%s-8", c->dev_name);
-	if (read_sys(dir, "info", text, sizeof(text)) == 0)
+	if (ut_sysfs_read(dir, "info", text, sizeof(text)) == 0)
 		c->jbd2_max_txn_blocks = ut_jbd2_info_parse(text);
 }
 
@@ -247,7 +250,7 @@ static void probe_ext4_journal(struct ut_fscaps *c)
 	if (strcmp(c->mnt.fstype, "ext4") && strcmp(c->mnt.fstype, "ext3"))
 		return;
 	snprintf(dir, sizeof(dir), "/sys/fs/ext4/%s", c->dev_name);
-	if (!c->dev_name[0] || read_sys(dir, "journal_task", text, sizeof(text)))
+	if (!c->dev_name[0] || ut_sysfs_read(dir, "journal_task", text, sizeof(text)))
 		return;
 	c->no_journal = !strncmp(text, "<none>", 6);
 }

@@ -13,6 +13,7 @@
 #ifndef UNTORN_FSCAPS_H
 #define UNTORN_FSCAPS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "blockstack.h"
 
@@ -124,6 +125,13 @@ int ut_fscaps_unusable(const struct ut_fscaps *c, struct ut_verdict *v);
 /* InnoDB's question: is turning its doublewrite buffer off safe? */
 void ut_fscaps_innodb_verdict(const struct ut_fscaps *caps, uint32_t page_size,
 			      struct ut_verdict *v);
+
+/* ---- sysfs (fscaps.c, blockstack.c) ---- */
+
+/* dir/leaf's contents, newline kept, into buf: 0, or -1 unreadable. */
+int ut_sysfs_read(const char *dir, const char *leaf, char *buf, size_t len);
+/* dir/leaf as a decimal number, or dflt when unreadable. */
+uint64_t ut_sysfs_u64(const char *dir, const char *leaf, uint64_t dflt);
 
 /* ---- parsers (pure, for tests and fuzzing) ---- */
 
