@@ -33,21 +33,6 @@ struct verify_state {
 	uint64_t rows, disorder, checked, damaged, other, last;
 };
 
-/*
- * A value in the self-checking format begins with its own key (rowgen.h);
- * one that does not is some other writer's, and nothing says what it
- * should hold.  One that does and fails its hash is damaged.
- */
-static int self_checking(const unsigned char *val, uint32_t len, uint64_t key)
-{
-	uint64_t k;
-
-	if (len < ROW_VALUE_MIN)
-		return 0;
-	memcpy(&k, val, 8);
-	return k == key;
-}
-
 static int verify_row(uint64_t key, const void *val, uint32_t len, void *user)
 {
 	struct verify_state *s = user;
@@ -55,7 +40,7 @@ static int verify_row(uint64_t key, const void *val, uint32_t len, void *user)
 
 	if (s->rows && key <= s->last)
 		s->disorder++;
-	if (!self_checking(val, len, key)) {
+	if (!row_claims(val, len, key)) {
 		s->other++;
 	} else {
 		s->checked++;

@@ -58,18 +58,28 @@ static inline uint64_t row_rng(uint64_t *s)
 	return *s;
 }
 
+/* 1 when buf claims this format for key: long enough, and it begins
+ * with key (a value another writer wrote, e.g. put's, does not). */
+static inline int row_claims(const unsigned char *buf, uint32_t len, uint64_t key)
+{
+	uint64_t k;
+
+	if (len < ROW_VALUE_MIN)
+		return 0;
+	memcpy(&k, buf, 8);
+	return k == key;
+}
+
 /* 0 when buf is a whole value written for key; *version gets its version. */
 static inline int row_check(const unsigned char *buf, uint32_t len,
 			    uint64_t key, uint64_t *version)
 {
-	uint64_t k;
 	uint32_t crc;
 
-	if (len < ROW_VALUE_MIN)
+	if (!row_claims(buf, len, key))
 		return -EBADMSG;
 	memcpy(&crc, buf + len - 4, 4);
-	memcpy(&k, buf, 8);
-	if (crc != row_hash(buf, len - 4) || k != key)
+	if (crc != row_hash(buf, len - 4))
 		return -EBADMSG;
 	memcpy(version, buf + 8, 8);
 	return 0;
