@@ -266,14 +266,14 @@ static void report_json(const struct ut_fscaps *c, uint32_t ps,
  */
 /* The block size `untorn init --guard` would give a store here: the
  * guard's choice, else the filesystem block's (no larger than a page). */
-static uint32_t init_block_size(const struct ut_guard_ops *ops, const char *dir,
+static uint32_t init_block_size(const struct ut_guard_ops *ops,
 				const struct ut_fscaps *caps, uint32_t ps)
 {
 	struct ut_guard_args none = { 0 };
 	struct ut_err err;
 	uint32_t bs = 0;
 
-	if (ops->block_size && ops->block_size(dir, ps, &none, &bs, &err))
+	if (ops->block_size && ops->block_size(caps, ps, &none, &bs, &err))
 		bs = 0;
 	if (!bs)
 		bs = caps->fs_block;
@@ -428,8 +428,7 @@ int main(int argc, char **argv)
 	n = guards_shown(shown);
 	for (i = 0; i < n; i++)
 		ut_guard_verdict(shown[i], &caps, ps,
-				 init_block_size(shown[i], argv[optind], &caps, ps),
-				 &v[i + 1]);
+				 init_block_size(shown[i], &caps, ps), &v[i + 1]);
 	if (as_json) {
 		report_json(&caps, ps, v, shown, n, probe_s ? &probe : NULL);
 	} else {

@@ -127,9 +127,10 @@ struct ut_guard_ops {
 			uint32_t block_size, struct ut_verdict *v);
 	/* init: the options' values checked, nothing made (NULL: none) */
 	int (*init_check)(const struct ut_guard_args *a, struct ut_err *err);
-	/* init: the block size when --block-size is not given (NULL: the
+	/* init: the block size when --block-size is not given, from the
+	 * facts of the store's filesystem (*bsize left 0, or NULL: the
 	 * filesystem's); 0 or -errno with err set */
-	int (*block_size)(const char *dir, uint32_t page_size,
+	int (*block_size)(const struct ut_fscaps *caps, uint32_t page_size,
 			  const struct ut_guard_args *a, uint32_t *bsize,
 			  struct ut_err *err);
 	/* init, before the verdict: what the store's directory needs (the

@@ -17,8 +17,6 @@
  * so a block can reach the disk half new and half old, torn inside
  * itself whatever the device guarantees.
  */
-#include <errno.h>
-#include <string.h>
 #include "guard/guard.h"
 
 static int sector_write(struct ut_page_guard *g, struct ut_guard_batch *b)
@@ -32,24 +30,18 @@ static int sector_write(struct ut_page_guard *g, struct ut_guard_batch *b)
  * (or btrfs copies on write), *bsize stays 0: the filesystem's block, and
  * the verdict says whether that is safe.
  */
-static int sector_block_size(const char *dir, uint32_t page_size,
+static int sector_block_size(const struct ut_fscaps *caps, uint32_t page_size,
 			     const struct ut_guard_args *a, uint32_t *bsize,
 			     struct ut_err *err)
 {
-	struct ut_fscaps caps;
-	uint32_t unit;
-	int ret;
+	uint32_t unit = caps->stack.unit;
 
 	(void)a;
-	ret = ut_fscaps_probe(dir, &caps);
-	if (ret)
-		return ut_err_set(err, ret, "%s: cannot read the filesystem's facts: %s",
-				  dir, strerror(-ret));
-	unit = caps.stack.unit;
-	if (unit < 512 || (caps.cow && !caps.scan_incomplete))
+	(void)err;
+	if (unit < 512 || (caps->cow && !caps->scan_incomplete))
 		return 0;
-	if (caps.fs_block && unit > caps.fs_block)
-		unit = caps.fs_block;
+	if (caps->fs_block && unit > caps->fs_block)
+		unit = caps->fs_block;
 	*bsize = unit < page_size ? unit : page_size;
 	return 0;
 }

@@ -273,7 +273,16 @@ static int init_geometry(const char *dir, const struct ut_init_opts *o,
 	int ret;
 
 	if (!bsize && guard->block_size) {
-		ret = guard->block_size(dir, o->page_size, &o->guard_args, &bsize, err);
+		struct ut_fscaps caps;
+
+		ret = ut_fscaps_probe(dir, &caps);
+		if (ret) {
+			ut_err_set(err, ret, "%s: cannot read the filesystem's facts: %s",
+				   dir, strerror(-ret));
+			return ret;
+		}
+		ret = guard->block_size(&caps, o->page_size, &o->guard_args,
+					&bsize, err);
 		if (ret)
 			return ret;
 	}
