@@ -119,7 +119,7 @@ struct ut_guard_ops {
 					 * (a multiple of 4096) */
 	const char *restore_phase; /* recovery's name for restore */
 	const struct ut_guard_file *file; /* NULL: none */
-	const struct ut_guard_opt *opts; /* ends with { NULL }; NULL: none */
+	const struct ut_guard_opt *opts; /* ends with { 0 }; NULL: none */
 
 	/* Is the guard safe on this filesystem (fscaps' facts): fills v
 	 * (NULL: never).  fs_unusable is checked before. */

@@ -28,7 +28,7 @@ static const struct ut_guard_opt dw_opts[] = {
 	{ "dblwr-segments", "N",
 	  "segments of the doublewrite file, one batch each (default 2, at most 64)" },
 	{ "dblwr-batch", "N", "pages per segment (default 64)" },
-	{ NULL },
+	{ 0 },
 };
 
 /* The value of option name (0 when not given), checked: 1..max. */
