@@ -12,7 +12,7 @@ UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-engine-cli-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 38
+ktap_plan 39
 
 S=$scratch/s
 "$UNTORN" init "$S" >/dev/null
@@ -113,6 +113,25 @@ assert d["tps"] > 0 and d["commits"] > 0 and d["fsyncs"] > 0
 assert d["commit_p50_us"] <= d["commit_p95_us"] <= d["commit_p99_us"]
 PY
 ok $? "bench write --json has tps, commit p50/p95/p99, pages, device bytes, fsyncs, dblwr wait, guard, page size"
+"$UNTORN" bench write "$S" --threads 2 --seconds 3 --warmup 2 --json >"$scratch/settle.json" &&
+	python3 - "$scratch/settle.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+w, m = d["warmup_tps_series"], d["tps_series"]
+assert len(w) == 2 and len(m) == 3 and all(c > 0 for c in w), d
+med = d["tps_median_second"]
+low = [c * 2 < med for c in w + m]
+settle = max([i + 1 for i, l in enumerate(low) if l], default=0)
+assert d["settle_seconds"] == settle, (d["settle_seconds"], settle)
+assert d["settled"] == (settle < len(low)), d
+run = best = 0
+for l in low[len(w):]:
+    run = run + 1 if l else 0
+    best = max(best, run)
+assert d["longest_below_half_seconds"] == best, d
+assert d["seconds_below_quarter_median"] == sum(c * 4 < med for c in m), d
+PY
+ok $? "bench write --warmup 2 --json: the warm-up's seconds, the time to settle and the slow stretches as defined"
 "$UNTORN" bench write "$S" --threads 2 --seconds 1 --txn-writes 4 --json --ack-fd 3 \
 	>"$scratch/txn.json" 3>"$scratch/txn.acks" &&
 	"$UNTORN" verify "$S" --acks "$scratch/txn.acks" >/dev/null &&

@@ -50,8 +50,12 @@ static const char bench_help[] =
 	"\n"
 	"--warmup S runs S seconds more first, not counted.  Every second's TPS\n"
 	"is kept: the table and --json give the median second, the worst second\n"
-	"over the median, the seconds below half the median, and the time row\n"
-	"writes waited for log space (the log-free check at 5/8 of the log).\n"
+	"over the median, the seconds below half and a quarter of the median, the\n"
+	"longest stretch below half, the time to settle (seconds from the\n"
+	"writers' start, warm-up included, to the first second after which none\n"
+	"falls below half the median; --json also gives the warm-up's seconds),\n"
+	"and the time row writes waited for log space (the log-free check at 5/8\n"
+	"of the log).\n"
 	"--flushing eager (the default: the cleaners flush flat out while the\n"
 	"checkpoint age is over a tenth of the log) or adaptive (they follow the\n"
 	"age and the redo rate from half the log on).  --pacing on (the default)\n"
@@ -213,10 +217,9 @@ static void *worker_main(void *arg)
 			atomic_store(&b->stop, 1);
 			break;
 		}
-		if (atomic_load_explicit(&b->measuring, memory_order_relaxed)) {
+		if (atomic_load_explicit(&b->measuring, memory_order_relaxed))
 			lat_push(w, ut_now_ns() - t0);
-			atomic_fetch_add_explicit(&b->done, 1, memory_order_relaxed);
-		}
+		atomic_fetch_add_explicit(&b->done, 1, memory_order_relaxed);
 		if (txn_ack(b, keys, version, b->txn_writes))
 			break;
 	}
@@ -271,8 +274,14 @@ struct bench_result {
 	struct ut_latch_stats latch[UT_LATCH_NCLASSES];
 	uint64_t *per_sec; /* commits in each whole second measured */
 	unsigned n_sec;
+	uint64_t *warm_sec; /* commits in each whole second of the warm-up */
+	unsigned n_warm;
 	uint64_t sec_median, sec_worst;
 	unsigned below_half, zero_secs; /* seconds under median / 2, at 0 */
+	unsigned below_quarter; /* measured seconds under median / 4 */
+	unsigned longest_below_half; /* the longest run of such seconds */
+	unsigned settle_secs; /* from the writers' start: see settle_time() */
+	int settled;
 	uint64_t age_max; /* the checkpoint age's peak, sampled */
 };
 
@@ -305,11 +314,33 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * The time to settle: the seconds from the writers' start (warm-up
+ * included) to the first second after which no second falls below half
+ * of the measured median.  Not settled when the last second does.
+ */
+static void settle_time(struct bench_result *r)
+{
+	unsigned n = r->n_warm + r->n_sec, i;
+
+	r->settle_secs = 0;
+	r->settled = 1;
+	for (i = 0; i < n; i++) {
+		uint64_t c = i < r->n_warm ? r->warm_sec[i] :
+					     r->per_sec[i - r->n_warm];
+
+		if (c * 2 < r->sec_median)
+			r->settle_secs = i + 1;
+	}
+	if (n && r->settle_secs == n)
+		r->settled = 0;
+}
+
 /* The median, worst, and slow seconds of the per-second series. */
 static void series_summary(struct bench_result *r)
 {
 	uint64_t *sorted;
-	unsigned i;
+	unsigned i, run = 0;
 
 	if (!r->n_sec)
 		return;
@@ -321,10 +352,17 @@ static void series_summary(struct bench_result *r)
 	r->sec_median = sorted[r->n_sec / 2];
 	r->sec_worst = sorted[0];
 	for (i = 0; i < r->n_sec; i++) {
-		r->below_half += r->per_sec[i] * 2 < r->sec_median;
+		int low = r->per_sec[i] * 2 < r->sec_median;
+
+		r->below_half += low;
+		r->below_quarter += r->per_sec[i] * 4 < r->sec_median;
 		r->zero_secs += !r->per_sec[i];
+		run = low ? run + 1 : 0;
+		if (run > r->longest_below_half)
+			r->longest_below_half = run;
 	}
 	free(sorted);
+	settle_time(r);
 }
 
 static void percentiles(struct worker *w, unsigned n, struct bench_result *r)
@@ -388,7 +426,15 @@ static void print_json(struct bench *b, const struct bench_result *r, const char
 	json_f64(&j, "worst_over_median",
 		 r->sec_median ? (double)r->sec_worst / r->sec_median : 0);
 	json_u64(&j, "seconds_below_half_median", r->below_half);
+	json_u64(&j, "seconds_below_quarter_median", r->below_quarter);
+	json_u64(&j, "longest_below_half_seconds", r->longest_below_half);
 	json_u64(&j, "seconds_at_zero", r->zero_secs);
+	json_arr_open(&j, "warmup_tps_series");
+	for (i = 0; i < (int)r->n_warm; i++)
+		json_u64(&j, NULL, r->warm_sec[i]);
+	json_arr_close(&j);
+	json_u64(&j, "settle_seconds", r->settle_secs);
+	json_bool(&j, "settled", r->settled);
 	json_u64(&j, "log_space_waits", r->st.log_space_waits);
 	json_u64(&j, "log_space_wait_ns", r->st.log_space_wait_ns);
 	json_u64(&j, "log_pace_waits", r->st.log_pace_waits);
@@ -440,6 +486,11 @@ static void print_table(struct bench *b, const struct bench_result *r)
 		       (unsigned long long)r->sec_worst,
 		       r->sec_median ? (double)r->sec_worst / r->sec_median : 0,
 		       r->below_half, r->zero_secs);
+	if (r->n_sec)
+		printf("  %-22s %12u s%s (longest stretch below half: %u s)\n",
+		       "settled after", r->settle_secs,
+		       r->settled ? "" : " (not settled: the last second is below half)",
+		       r->longest_below_half);
 	printf("  %-22s %12llu / %llu / %llu\n", "commit p50/p95/p99 us",
 	       (unsigned long long)r->p50, (unsigned long long)r->p95,
 	       (unsigned long long)r->p99);
@@ -652,10 +703,34 @@ static void tick(uint64_t until)
 	nanosleep(&ts, NULL); /* the run's clock, not synchronisation */
 }
 
-/* The measured part: every second's commits into r->per_sec. */
-static void bench_measure(struct bench *b, struct bench_result *r, uint64_t t0)
+/* The warm-up: every second's commits into r->warm_sec; returns the
+ * commits counted so far, where the measured part starts counting. */
+static uint64_t bench_warm(struct bench *b, struct bench_result *r, uint64_t t0)
 {
 	uint64_t next = t0 + 1000000000ull, last = 0, done;
+	uint64_t t_end = t0 + b->warmup * 1000000000ull;
+
+	while (!atomic_load(&b->stop)) {
+		uint64_t now = ut_now_ns();
+
+		if (now >= next && r->n_warm < b->warmup) {
+			done = atomic_load(&b->done);
+			r->warm_sec[r->n_warm++] = done - last;
+			last = done;
+			next += 1000000000ull;
+		}
+		if (now >= t_end)
+			break;
+		tick(next < t_end ? next : t_end);
+	}
+	return atomic_load(&b->done);
+}
+
+/* The measured part: every second's commits into r->per_sec. */
+static void bench_measure(struct bench *b, struct bench_result *r, uint64_t t0,
+			  uint64_t last)
+{
+	uint64_t next = t0 + 1000000000ull, done;
 	uint64_t t_end = t0 + b->seconds * 1000000000ull;
 	struct ut_engine_stats st;
 
@@ -681,12 +756,13 @@ static void bench_measure(struct bench *b, struct bench_result *r, uint64_t t0)
 static int bench_run(struct bench *b, struct worker *w, struct bench_result *r)
 {
 	int64_t dev0;
-	uint64_t t0;
+	uint64_t t0, base;
 	struct ut_engine_stats st0;
 	unsigned i, started = 0;
 
 	r->per_sec = calloc(b->seconds, sizeof(*r->per_sec));
-	if (!r->per_sec)
+	r->warm_sec = calloc(b->warmup + 1, sizeof(*r->warm_sec));
+	if (!r->per_sec || !r->warm_sec)
 		return -ENOMEM;
 	t0 = ut_now_ns();
 	for (i = 0; i < b->threads; i++) {
@@ -697,14 +773,13 @@ static int bench_run(struct bench *b, struct worker *w, struct bench_result *r)
 			break;
 		started++;
 	}
-	while (ut_now_ns() < t0 + b->warmup * 1000000000ull && !atomic_load(&b->stop))
-		tick(t0 + b->warmup * 1000000000ull);
+	base = bench_warm(b, r, t0);
 	ut_latch_stats_reset();
 	ut_engine_stats(b->eng, &st0);
 	dev0 = device_bytes_written(ut_engine_data_path(b->eng));
 	t0 = ut_now_ns();
 	atomic_store(&b->measuring, 1);
-	bench_measure(b, r, t0);
+	bench_measure(b, r, t0, base);
 	atomic_store(&b->stop, 1);
 	for (i = 0; i < started; i++)
 		pthread_join(w[i].thread, NULL);
@@ -783,6 +858,7 @@ int cmd_bench(int argc, char **argv)
 		free(w[i].lat_us);
 	free(w);
 	free(r.per_sec);
+	free(r.warm_sec);
 	ack_dev_close(&b.ack_dev);
 	if (cli_engine_close(b.eng))
 		return EXIT_ERROR;
