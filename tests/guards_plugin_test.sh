@@ -33,6 +33,8 @@ real=$("$UNTORN" guards --list | tr '\n' ' ')
 	! echo " $real" | grep -q " test " && [ "$(echo $real | wc -w)" -ge 5 ] &&
 	[ "$("$TG" guards --get id test)" = 250 ] &&
 	[ "$("$TG" guards --get restore_phase test)" = test-restore ] &&
+	[ -z "$("$TG" guards --get judges_devices test)" ] &&
+	[ "$("$UNTORN" guards --get judges_devices sector)" = yes ] &&
 	"$TG" init --help | grep -q -- '--test-note TEXT'
 ok $? "guards --list: the test build has one guard more than the real build ($real), the test guard; init --help shows its option"
 

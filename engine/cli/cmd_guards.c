@@ -26,7 +26,10 @@ static const char guards_help[] =
 	"                     bench_fs (ext4-ordered, ext4-journal, xfs),\n"
 	"                     whole_writes (why a page write cannot be cut mid-page,\n"
 	"                     or nothing), direct (never, may, must), file,\n"
-	"                     restore_phase, options\n";
+	"                     restore_phase, options, judges_devices (yes when\n"
+	"                     the verdict reads the devices under the filesystem,\n"
+	"                     so a store on a device no verdict knows, a model\n"
+	"                     or a snapshot, needs --unsafe; or nothing)\n";
 
 static const char *const direct_names[] = {
 	[UT_DIRECT_NEVER] = "never",
@@ -76,6 +79,8 @@ static const char *fact(const struct ut_guard_ops *ops, const char *key,
 		return ops->restore ? (ops->restore_phase ? ops->restore_phase :
 							    "guard-restore") :
 				      "";
+	if (!strcmp(key, "judges_devices"))
+		return ops->block_size ? "yes" : "";
 	if (!strcmp(key, "options")) {
 		options_of(ops, buf, len);
 		return buf;
@@ -83,10 +88,12 @@ static const char *fact(const struct ut_guard_ops *ops, const char *key,
 	return NULL;
 }
 
-static const char *const facts[] = { "id",     "help",	   "init_flags",
-				     "expect", "bench_fs", "whole_writes",
-				     "direct", "file",	   "restore_phase",
-				     "options" };
+static const char *const facts[] = {
+	"id",	   "help",	    "init_flags",
+	"expect",  "bench_fs",	    "whole_writes",
+	"direct",  "file",	    "restore_phase",
+	"options", "judges_devices"
+};
 #define N_FACTS (sizeof(facts) / sizeof(facts[0]))
 
 static int guards_get(const char *key, const char *name)
