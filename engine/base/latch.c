@@ -115,6 +115,15 @@ void ut_mutex_lock(struct ut_mutex *m)
 	hold_begin(&m->held_since);
 }
 
+int ut_mutex_trylock(struct ut_mutex *m)
+{
+	if (pthread_mutex_trylock(&m->m))
+		return -EBUSY;
+	latch_count(m->cls, 0, 0);
+	hold_begin(&m->held_since);
+	return 0;
+}
+
 void ut_mutex_unlock(struct ut_mutex *m)
 {
 	hold_end(m->cls, m, &m->held_since, &m->waiters);

@@ -37,54 +37,67 @@ static uint64_t oldest_dirty(void *arg)
 	return ut_bpool_oldest_lsn(arg);
 }
 
-int ut_checkpoint(struct ut_checkpointer *ck)
+/* A checkpoint at lsn, under ck->mutex. */
+static int checkpoint_locked(struct ut_checkpointer *ck, uint64_t lsn)
 {
 	uint64_t t0 = UT_PROBE_ENABLED(checkpoint__done) ? ut_now_ns() : 0;
 	struct ut_ckpt rec;
-	uint64_t lsn;
-	int ret = 0;
+	int ret;
 
-	ut_mutex_lock(&ck->mutex);
-	lsn = ut_redo_checkpoint_lsn(ck->log, oldest_dirty, ck->pool);
 	if (lsn <= ck->store->ckpt.checkpoint_lsn)
-		goto out_unlock;
+		return 0;
 	ret = ut_redo_flush_to(ck->log, lsn);
 	if (!ret)
 		/* the pages before the slot that says they are there */
 		ret = ut_guard_sync(ck->guard);
 	if (ret)
-		goto out_unlock;
+		return ret;
 	rec = ck->store->ckpt; /* the root page stays where it is */
 	rec.checkpoint_lsn = lsn;
 	rec.n_pages = ut_space_pages(ck->space);
 	ret = ut_store_write_checkpoint(ck->store, &rec, NULL);
 	if (ret)
-		goto out_unlock;
+		return ret;
 	atomic_fetch_add(&ck->count, 1);
 	ck->last_ns = ut_now_ns();
 	ut_redo_set_checkpoint(ck->log, lsn);
 	if (t0)
 		UT_PROBE(checkpoint__done, lsn, ut_now_ns() - t0);
-out_unlock:
+	return 0;
+}
+
+int ut_checkpoint(struct ut_checkpointer *ck)
+{
+	int ret;
+
+	ut_mutex_lock(&ck->mutex);
+	ret = checkpoint_locked(ck, ut_redo_checkpoint_lsn(ck->log, oldest_dirty,
+							   ck->pool));
 	ut_mutex_unlock(&ck->mutex);
 	return ret;
 }
 
+/*
+ * A cleaner never waits here for another's checkpoint: while one syncs
+ * the data file (on ext4 data=journal that writes the file's pages home,
+ * seconds on a disk), the others go on writing pages.  The checkpoint
+ * under way publishes what this one would, nearly; the next batch looks
+ * again.
+ */
 int ut_checkpoint_if_due(struct ut_checkpointer *ck, int urgent)
 {
-	uint64_t lsn, last, last_ns;
+	uint64_t lsn, last;
+	int ret = 0;
 
-	ut_mutex_lock(&ck->mutex);
+	if (ut_mutex_trylock(&ck->mutex))
+		return 0;
 	last = ck->store->ckpt.checkpoint_lsn;
-	last_ns = ck->last_ns;
-	ut_mutex_unlock(&ck->mutex);
 	lsn = ut_redo_checkpoint_lsn(ck->log, oldest_dirty, ck->pool);
-	if (lsn <= last)
-		return 0;
-	if (!urgent && lsn - last < ck->log->capacity / ck->due_share &&
-	    ut_now_ns() - last_ns < ck->due_ns)
-		return 0;
-	return ut_checkpoint(ck);
+	if (lsn > last && (urgent || lsn - last >= ck->log->capacity / ck->due_share ||
+			   ut_now_ns() - ck->last_ns >= ck->due_ns))
+		ret = checkpoint_locked(ck, lsn);
+	ut_mutex_unlock(&ck->mutex);
+	return ret;
 }
 
 uint64_t ut_checkpoint_count(struct ut_checkpointer *ck)

@@ -52,6 +52,8 @@ struct ut_rwlock {
 void ut_mutex_init(struct ut_mutex *m, enum ut_latch_class cls);
 void ut_mutex_destroy(struct ut_mutex *m);
 void ut_mutex_lock(struct ut_mutex *m);
+/* 0 with the mutex held, or -EBUSY at once when another holds it. */
+int ut_mutex_trylock(struct ut_mutex *m);
 void ut_mutex_unlock(struct ut_mutex *m);
 
 void ut_rwlock_init(struct ut_rwlock *l, enum ut_latch_class cls);
