@@ -1,29 +1,35 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 #
-# sweep_report.py - the size sweep of `bench-matrix --rows N,N...`: one
-# table over every size's matrix (DIR/rows-N/matrix.json), sweep.json,
-# and two charts: every second's TPS per guard and size, warm-up
-# included (sweep-tps-over-time.png, Dimitri Kravtchuk's graph), and each
-# guard's TPS over doublewrite's and none's at each size
+# sweep_report.py - the sweeps of bench-matrix: `--rows N,N...` (each
+# size's matrix in DIR/rows-N) and `--pacing MODE,MODE...` (each mode's in
+# DIR/pacing-MODE, or DIR/rows-N/pacing-MODE with both).  One table over
+# every matrix.json under DIR, side by side: each guard's TPS over
+# doublewrite's and none's at the same size and mode, and over the first
+# mode's; sweep.json; and two charts: every second's TPS per guard, size
+# and mode, warm-up included (sweep-tps-over-time.png, Dimitri
+# Kravtchuk's graph), and each guard's TPS over doublewrite's by size
 # (sweep-ratios.png).
 #
-# USAGE: sweep_report.py DIR ROWS...
+# USAGE: sweep_report.py DIR
+import glob
 import json
 import os
 import sys
 
 
-def load(out, sizes):
+def load(out):
     runs = []
-    for n in sizes:
-        path = os.path.join(out, "rows-%d" % n, "matrix.json")
+    for path in sorted(glob.glob(os.path.join(out, "**", "matrix.json"), recursive=True)):
+        if os.path.dirname(path) == out.rstrip("/"):
+            continue
         try:
-            for r in json.load(open(path)):
-                r.setdefault("rows", n)
-                runs.append(r)
+            runs.extend(json.load(open(path)))
         except (OSError, ValueError) as e:
-            print("bench-matrix: no results for %d rows (%s); left out of the sweep" % (n, e))
+            print("bench-matrix: %s unreadable (%s); left out of the sweep" % (path, e))
+    for r in runs:
+        r.setdefault("rows", 0)
+        r.setdefault("pacing_mode", "on")
     return runs
 
 
@@ -33,22 +39,26 @@ def thread_share(r, key):
     return r.get(key, 0) / total if total else 0
 
 
-def table(runs, order):
-    by = {(r["device"], r["threads"], r["rows"], r["guard"]): r for r in runs}
-    print("\nsweep: every size side by side (worst/med, <half, <1/4 over the measured seconds;"
-          " settle from the writers' start; logwait and paced as shares of thread-time)")
-    print("%-5s %7s %9s %-12s %9s %7s %7s %9s %6s %6s %7s %8s %7s %9s" % (
-        "dev", "threads", "rows", "guard", "tps", "/dblwr", "/none", "worst/med",
+def table(runs, order, modes):
+    by = {(r["device"], r["threads"], r["rows"], r["pacing_mode"], r["guard"]): r for r in runs}
+    print("\nsweep: side by side (worst/med, <half, <1/4 over the measured seconds;"
+          " settle from the writers' start; logwait and paced as shares of thread-time;"
+          " /%s: TPS over the same guard's with pacing %s)" % (modes[0], modes[0]))
+    print("%-5s %7s %9s %-8s %-12s %9s %7s %7s %9s %9s %6s %6s %7s %8s %7s %9s" % (
+        "dev", "threads", "rows", "pacing", "guard", "tps", "/dblwr", "/none", "/" + modes[0][:8], "worst/med",
         "<half", "<1/4", "settle", "logwait", "paced", "p99 us"))
     rows = []
-    for key in sorted(by, key=lambda k: (k[0], k[1], k[2], order.index(k[3]) if k[3] in order else 99)):
-        dev, t, n, g = key
+    for key in sorted(by, key=lambda k: (k[0], k[1], k[2], order.index(k[4]) if k[4] in order else 99,
+                                         modes.index(k[3]))):
+        dev, t, n, p, g = key
         r = by[key]
-        base = by.get((dev, t, n, "doublewrite"))
-        none = by.get((dev, t, n, "none"))
-        row = dict(device=dev, threads=t, rows=n, guard=g, tps=r["tps"],
+        base = by.get((dev, t, n, p, "doublewrite"))
+        none = by.get((dev, t, n, p, "none"))
+        first = by.get((dev, t, n, modes[0], g))
+        row = dict(device=dev, threads=t, rows=n, pacing=p, guard=g, tps=r["tps"],
                    over_doublewrite=r["tps"] / base["tps"] if base and base["tps"] else None,
                    over_none=r["tps"] / none["tps"] if none and none["tps"] else None,
+                   over_first_pacing=r["tps"] / first["tps"] if first and first["tps"] else None,
                    worst_over_median=r.get("worst_over_median", 0),
                    seconds_below_half=r.get("seconds_below_half_median", 0),
                    seconds_below_quarter=r.get("seconds_below_quarter_median", 0),
@@ -56,14 +66,14 @@ def table(runs, order):
                    settle_seconds=r.get("settle_seconds"), settled=r.get("settled", True),
                    log_space_wait_share=thread_share(r, "log_space_wait_ns"),
                    paced_share=thread_share(r, "log_pace_ns"),
-                   commit_p99_us=r.get("commit_p99_us"), pacing=r.get("pacing_mode"),
-                   warmup_seconds=r.get("warmup_seconds"), seconds=r.get("seconds"))
+                   commit_p99_us=r.get("commit_p99_us"), warmup_seconds=r.get("warmup_seconds"), seconds=r.get("seconds"))
         rows.append(row)
         settle = row["settle_seconds"]
-        print("%-5s %7d %9d %-12s %9.0f %7s %7s %9.2f %5ds %5ds %7s %7.1f%% %6.1f%% %9s" % (
-            dev, t, n, g, r["tps"],
+        print("%-5s %7d %9d %-8s %-12s %9.0f %7s %7s %9s %9.2f %5ds %5ds %7s %7.1f%% %6.1f%% %9s" % (
+            dev, t, n, p, g, r["tps"],
             "%.2fx" % row["over_doublewrite"] if row["over_doublewrite"] else "-",
             "%.2fx" % row["over_none"] if row["over_none"] else "-",
+            "%.2fx" % row["over_first_pacing"] if row["over_first_pacing"] else "-",
             row["worst_over_median"], row["seconds_below_half"], row["seconds_below_quarter"],
             "-" if settle is None else ("%ds" % settle if row["settled"] else "never"),
             100 * row["log_space_wait_share"], 100 * row["paced_share"],
@@ -79,13 +89,13 @@ def charts(out, by, order):
     except ImportError:
         print("\n(matplotlib not installed: no PNG; apt-get install python3-matplotlib)")
         return
-    panels = sorted({(d, t, n) for d, t, n, g in by})
-    guards = [g for g in order if any(k[3] == g for k in by)]
+    panels = sorted({(d, t, n, p) for d, t, n, p, g in by})
+    guards = [g for g in order if any(k[4] == g for k in by)]
     fig, axes = plt.subplots(len(panels), 1, figsize=(9, 2.6 * len(panels)), squeeze=False)
-    for (d, t, n), ax in zip(panels, axes[:, 0]):
+    for (d, t, n, p), ax in zip(panels, axes[:, 0]):
         warm = 0
         for i, g in enumerate(guards):
-            r = by.get((d, t, n, g))
+            r = by.get((d, t, n, p, g))
             if not r:
                 continue
             w = r.get("warmup_tps_series", [])
@@ -94,7 +104,7 @@ def charts(out, by, order):
             ax.plot(range(1, len(series) + 1), series, label=g, color="C%d" % i, linewidth=0.9)
         if warm:
             ax.axvline(warm + 0.5, color="grey", linestyle="--", linewidth=0.8)
-        ax.set_title("%s, %d threads, %d rows%s" % (d, t, n, ", warm-up left of the dashed line" if warm else ""),
+        ax.set_title("%s, %d threads, %d rows, pacing %s%s" % (d, t, n, p, ", warm-up left of the dashed line" if warm else ""),
                      fontsize="medium")
         ax.set_ylim(bottom=0)
         ax.set_ylabel("transactions/s")
@@ -102,15 +112,20 @@ def charts(out, by, order):
     axes[-1][0].set_xlabel("second since the writers started")
     fig.tight_layout()
     fig.savefig(os.path.join(out, "sweep-tps-over-time.png"), dpi=90)
-    devs = sorted({(d, t) for d, t, n in panels})
+    devs = sorted({(d, t) for d, t, n, p in panels})
+    modes = sorted({p for d, t, n, p in panels})
     fig, axes = plt.subplots(1, len(devs), figsize=(5 * len(devs), 3.6), squeeze=False)
     for (d, t), ax in zip(devs, axes[0]):
-        sizes = sorted({n for dd, tt, n in panels if (dd, tt) == (d, t)})
+        sizes = sorted({n for dd, tt, n, p in panels if (dd, tt) == (d, t)})
         for i, g in enumerate(guards):
-            pts = [(n, by[(d, t, n, g)]["tps"] / by[(d, t, n, "doublewrite")]["tps"]) for n in sizes
-                   if (d, t, n, g) in by and (d, t, n, "doublewrite") in by and by[(d, t, n, "doublewrite")]["tps"]]
-            if pts:
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=g, color="C%d" % i)
+            for j, p in enumerate(modes):
+                pts = [(n, by[(d, t, n, p, g)]["tps"] / by[(d, t, n, p, "doublewrite")]["tps"]) for n in sizes
+                       if (d, t, n, p, g) in by and (d, t, n, p, "doublewrite") in by
+                       and by[(d, t, n, p, "doublewrite")]["tps"]]
+                if pts:
+                    ax.plot([q[0] for q in pts], [q[1] for q in pts], marker="o", color="C%d" % i,
+                            linestyle=["-", "--", ":"][j % 3],
+                            label=g if len(modes) == 1 else "%s, pacing %s" % (g, p))
         ax.set_xscale("log")
         ax.set_ylim(bottom=0)
         ax.set_xlabel("rows (log scale)")
@@ -123,14 +138,20 @@ def charts(out, by, order):
 
 
 def main():
-    if len(sys.argv) < 3:
-        sys.exit("usage: sweep_report.py DIR ROWS...")
-    out, sizes = sys.argv[1], [int(a) for a in sys.argv[2:]]
+    if len(sys.argv) != 2:
+        sys.exit("usage: sweep_report.py DIR")
+    out = sys.argv[1]
     order = os.environ.get("UNTORN_GUARD_ORDER", "doublewrite journal atomic none sector").split()
-    runs = load(out, sizes)
+    runs = load(out)
     if not runs:
-        sys.exit("bench-matrix: no runs under %s/rows-*; no sweep table" % out)
-    by, rows = table(runs, order)
+        sys.exit("bench-matrix: no matrix.json under %s; no sweep table" % out)
+    # the modes in the order bench-matrix was given them, the first the base
+    seen = [m for m in os.environ.get("UNTORN_PACING_ORDER", "").split(",")
+            if any(r["pacing_mode"] == m for r in runs)]
+    for r in runs:
+        if r["pacing_mode"] not in seen:
+            seen.append(r["pacing_mode"])
+    by, rows = table(runs, order, seen)
     json.dump(rows, open(os.path.join(out, "sweep.json"), "w"), indent=1)
     charts(out, by, order)
 
