@@ -28,6 +28,7 @@
 	X(ring__complete)           \
 	X(log__group__commit)       \
 	X(checkpoint__done)         \
+	X(pace__adjust)             \
 	X(recovery__phase__start)   \
 	X(recovery__phase__done)
 

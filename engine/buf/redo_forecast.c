@@ -5,6 +5,7 @@
  * the cleaners, at their measured page rate, have written every page
  * dirty now.
  */
+#include "base/probes.h"
 #include "buf/redo_pace.h"
 
 /* the page rate's average: an exponential one over one turn, at least
@@ -119,6 +120,8 @@ void ut_redo_pace_adjust(struct ut_redo_pace *p, const struct ut_pace_sample *s)
 	if (s->age <= p->on_age && s->flush_age <= p->on_age) {
 		/* the cleaners are not flat out: the log holds no one back */
 		ut_redo_pace_set_rate(p, s->now_ns, s->cur_lsn, 0);
+		UT_PROBE(pace__adjust, 0, (uint64_t)p->page_rate, s->n_dirty,
+			 s->age, s->flush_age, (uint64_t)(p->stall_max * 1000));
 		return;
 	}
 	if (!p->rate)
@@ -134,4 +137,6 @@ void ut_redo_pace_adjust(struct ut_redo_pace *p, const struct ut_pace_sample *s)
 	if (p->rate && want > p->rate)
 		want = p->rate + (want - p->rate) * dt / (dt + FC_RAISE_S);
 	ut_redo_pace_set_rate(p, s->now_ns, s->cur_lsn, want);
+	UT_PROBE(pace__adjust, (uint64_t)p->rate, (uint64_t)p->page_rate, s->n_dirty,
+		 s->age, s->flush_age, (uint64_t)(p->stall_max * 1000));
 }
