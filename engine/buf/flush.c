@@ -223,6 +223,24 @@ static int checkpoint_urgent(struct ut_flush *fl)
 	       ut_redo_age(fl->log) > UT_PACE_URGENT(fl->log->capacity);
 }
 
+/* A checkpoint when due; one written means the page writes counted
+ * before it began are on the device (the forecast's count_at_sync). */
+static int checkpoint_if_due(struct ut_flush *fl)
+{
+	uint64_t written = atomic_load(&fl->pages_written);
+	uint64_t done = ut_checkpoint_count(fl->ckpt), synced;
+	int ret;
+
+	ret = ut_checkpoint_if_due(fl->ckpt, checkpoint_urgent(fl));
+	if (ret || ut_checkpoint_count(fl->ckpt) == done)
+		return ret;
+	synced = atomic_load(&fl->pages_synced);
+	while (synced < written &&
+	       !atomic_compare_exchange_weak(&fl->pages_synced, &synced, written))
+		;
+	return 0;
+}
+
 static void *cleaner_main(void *arg)
 {
 	struct ut_cleaner *c = arg;
@@ -252,9 +270,7 @@ static void *cleaner_main(void *arg)
 		}
 		ut_mutex_unlock(&fl->mutex);
 		n = ut_flush_batch(fl, c);
-		ret = n > 0 || timed_out ?
-			      ut_checkpoint_if_due(fl->ckpt, checkpoint_urgent(fl)) :
-			      0;
+		ret = n > 0 || timed_out ? checkpoint_if_due(fl) : 0;
 		ut_mutex_lock(&fl->mutex);
 		if (ret && !fl->fatal)
 			/* the data file's sync failed: what it held may be
@@ -287,6 +303,7 @@ void ut_flush_init(struct ut_flush *fl, struct ut_bpool *pool,
 	ut_cond_init(&fl->work_cond);
 	ut_cond_init(&fl->progress_cond);
 	atomic_init(&fl->pages_written, 0);
+	atomic_init(&fl->pages_synced, 0);
 	atomic_init(&fl->log_space_waits, 0);
 	atomic_init(&fl->log_space_wait_ns, 0);
 	ut_mutex_init(&fl->pace_mutex, UT_LATCH_CLEANER);
@@ -310,11 +327,12 @@ void ut_flush_set_pacing(struct ut_flush *fl, int pacing)
 	fl->no_pacing = !pacing;
 }
 
-void ut_flush_set_forecast(struct ut_flush *fl)
+void ut_flush_set_forecast(struct ut_flush *fl, int buffered)
 {
 	uint64_t cap = fl->log->capacity;
 
 	fl->forecast = 1;
+	fl->count_at_sync = buffered;
 	/* paced from where the cleaners go flat out */
 	ut_redo_pace_forecast(&fl->pace, fl->adaptive ? UT_FLUSH_LWM(cap) : cap / 10);
 	ut_checkpointer_set_due(fl->ckpt, UT_PACE_CKPT_SHARE, UT_PACE_CKPT_NS);
@@ -385,7 +403,9 @@ void ut_flush_want_free(void *arg)
 	ut_mutex_unlock(&fl->mutex);
 }
 
-/* The forecast mode's sample, every UT_PACE_ADJUST_NS; under pace_mutex. */
+/* The forecast mode's sample, every UT_PACE_ADJUST_NS; under pace_mutex.
+ * With buffered page writes the cleaners' rate is the page cache's; what
+ * the device took is what the checkpoints' syncs covered. */
 static void pace_sample(struct ut_flush *fl, uint64_t now, uint64_t cur, uint64_t age)
 {
 	struct ut_pace_sample s = { .now_ns = now, .cur_lsn = cur, .age = age };
@@ -396,7 +416,8 @@ static void pace_sample(struct ut_flush *fl, uint64_t now, uint64_t cur, uint64_
 	s.flush_age = oldest && cur > oldest ? cur - oldest : 0;
 	s.head_lsn = newest;
 	s.n_dirty = n;
-	s.pages_written = atomic_load(&fl->pages_written);
+	s.pages_written = atomic_load(fl->count_at_sync ? &fl->pages_synced :
+							  &fl->pages_written);
 	s.cleaners_idle = idle != fl->idle_seen;
 	fl->idle_seen = idle;
 	ut_redo_pace_adjust(&fl->pace, &s);

@@ -63,6 +63,9 @@ struct ut_flush {
 	atomic_int pacing; /* pace.rate != 0, read without the mutex */
 	int no_pacing; /* writers only stopped at 5/8 (comparisons) */
 	int forecast; /* pacing's forecast mode and its flushing */
+	int count_at_sync; /* forecast: page writes count once synced */
+	atomic_uint_fast64_t pages_synced; /* pages_written when the last
+					    * checkpoint's sync began */
 	atomic_uint idle_waits; /* cleaners' waits for work (forecast) */
 	unsigned idle_seen; /* idle_waits at the last sample, pace_mutex */
 	atomic_uint_fast64_t log_pace_waits; /* row writes paced, and */
@@ -81,7 +84,9 @@ void ut_flush_set_pacing(struct ut_flush *fl, int pacing);
  * eager cleaners look for work every 10 ms, the checkpoint is due at
  * 1/32 of the log or 500 ms and urgent above 19/32.  After
  * ut_flush_set_adaptive, before ut_cleaners_start. */
-void ut_flush_set_forecast(struct ut_flush *fl);
+/* buffered: page writes reach the page cache only, so the forecast counts
+ * a page written when a checkpoint's sync has covered it. */
+void ut_flush_set_forecast(struct ut_flush *fl, int buffered);
 int ut_cleaners_start(struct ut_flush *fl, unsigned n);
 void ut_cleaners_stop(struct ut_flush *fl);
 
