@@ -416,8 +416,15 @@ static void pace_sample(struct ut_flush *fl, uint64_t now, uint64_t cur, uint64_
 	s.flush_age = oldest && cur > oldest ? cur - oldest : 0;
 	s.head_lsn = newest;
 	s.n_dirty = n;
-	s.pages_written = atomic_load(fl->count_at_sync ? &fl->pages_synced :
-							  &fl->pages_written);
+	s.pages_written = atomic_load(&fl->pages_written);
+	if (fl->count_at_sync) {
+		/* a page written but not yet synced is still to be made
+		 * durable: dirty, for the forecast (rewrites counted too) */
+		uint64_t synced = atomic_load(&fl->pages_synced);
+
+		s.n_dirty += s.pages_written - synced;
+		s.pages_written = synced;
+	}
 	s.cleaners_idle = idle != fl->idle_seen;
 	fl->idle_seen = idle;
 	ut_redo_pace_adjust(&fl->pace, &s);
