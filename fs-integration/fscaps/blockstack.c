@@ -143,7 +143,7 @@ static int file_mount(struct walk *w, const char *file, struct ut_mount *out,
 {
 	struct ut_mount m;
 	char line[4096];
-	struct stat sb, src;
+	struct stat sb;
 	int found = 0;
 	FILE *f;
 
@@ -161,12 +161,7 @@ static int file_mount(struct walk *w, const char *file, struct ut_mount *out,
 	fclose(f);
 	if (!found)
 		return -ENOENT;
-	*maj = out->major;
-	*mnr = out->minor;
-	if (*maj == 0 && !stat(out->source, &src) && S_ISBLK(src.st_mode)) {
-		*maj = major(src.st_rdev);
-		*mnr = minor(src.st_rdev);
-	}
+	ut_mount_device(out, maj, mnr);
 	return 0;
 }
 

@@ -70,6 +70,19 @@ static const char *next_field(const char *p, char *out, size_t len)
 	return p;
 }
 
+void ut_mount_device(const struct ut_mount *m, unsigned *maj, unsigned *mnr)
+{
+	struct stat src;
+
+	*maj = m->major;
+	*mnr = m->minor;
+	if (*maj == 0 && m->source[0] && !stat(m->source, &src) &&
+	    S_ISBLK(src.st_mode)) {
+		*maj = major(src.st_rdev);
+		*mnr = minor(src.st_rdev);
+	}
+}
+
 int ut_mountinfo_parse(const char *line, struct ut_mount *m)
 {
 	char field[1024];
@@ -468,13 +481,11 @@ static void classify(struct ut_fscaps *c)
  */
 static void probe_stack(struct ut_fscaps *c, dev_t dev)
 {
-	struct stat src;
+	unsigned maj = major(dev), mnr = minor(dev);
 
-	if (major(dev) == 0 && c->mnt.source[0] && !stat(c->mnt.source, &src) &&
-	    S_ISBLK(src.st_mode))
-		dev = src.st_rdev;
-	ut_block_stack_probe("/sys", "/proc/self/mountinfo", major(dev),
-			     minor(dev), &c->stack);
+	if (maj == 0 && c->found_mount)
+		ut_mount_device(&c->mnt, &maj, &mnr);
+	ut_block_stack_probe("/sys", "/proc/self/mountinfo", maj, mnr, &c->stack);
 }
 
 int ut_fscaps_probe(const char *path, struct ut_fscaps *c)

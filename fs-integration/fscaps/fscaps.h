@@ -133,10 +133,16 @@ int ut_sysfs_read(const char *dir, const char *leaf, char *buf, size_t len);
 /* dir/leaf as a decimal number, or dflt when unreadable. */
 uint64_t ut_sysfs_u64(const char *dir, const char *leaf, uint64_t dflt);
 
+/* The block device under a mount, as major:minor in *maj, *mnr: its own
+ * device number, or, for an anonymous one (major 0: btrfs), the device
+ * its source names; unchanged (0:N) when the source is no device. */
+void ut_mount_device(const struct ut_mount *m, unsigned *maj, unsigned *mnr);
+
 /* ---- parsers (pure, for tests and fuzzing) ---- */
 
 /* One /proc/self/mountinfo line; returns 0 or -EINVAL. */
 int ut_mountinfo_parse(const char *line, struct ut_mount *m);
+
 /* Fills data_mode, commit_s, barrier from ext4 mount options. */
 void ut_mount_opts_parse(const char *opts, enum ut_data_mode *mode,
 			 int *commit_s, int *barrier);
