@@ -37,7 +37,7 @@ static uint64_t oldest_dirty(void *arg)
 	return ut_bpool_oldest_lsn(arg);
 }
 
-/* A checkpoint at lsn, under ck->mutex. */
+/* A checkpoint at lsn, under ck->mutex: 1 written, 0 nothing to move. */
 static int checkpoint_locked(struct ut_checkpointer *ck, uint64_t lsn)
 {
 	uint64_t t0 = UT_PROBE_ENABLED(checkpoint__done) ? ut_now_ns() : 0;
@@ -63,7 +63,7 @@ static int checkpoint_locked(struct ut_checkpointer *ck, uint64_t lsn)
 	ut_redo_set_checkpoint(ck->log, lsn);
 	if (t0)
 		UT_PROBE(checkpoint__done, lsn, ut_now_ns() - t0);
-	return 0;
+	return 1;
 }
 
 int ut_checkpoint(struct ut_checkpointer *ck)
@@ -74,22 +74,25 @@ int ut_checkpoint(struct ut_checkpointer *ck)
 	ret = checkpoint_locked(ck, ut_redo_checkpoint_lsn(ck->log, oldest_dirty,
 							   ck->pool));
 	ut_mutex_unlock(&ck->mutex);
-	return ret;
+	return ret < 0 ? ret : 0;
 }
 
 /*
- * A cleaner never waits here for another's checkpoint: while one syncs
- * the data file (on ext4 data=journal that writes the file's pages home,
- * seconds on a disk), the others go on writing pages.  The checkpoint
- * under way publishes what this one would, nearly; the next batch looks
- * again.
+ * A cleaner does not wait here for another's checkpoint unless writers
+ * wait for log space: while one syncs the data file (on ext4 data=journal
+ * that writes the file's pages home, seconds on a disk), the others go on
+ * writing pages, and the next batch looks again.  Urgent, it waits: the
+ * checkpoint under way may stop short of what this one would free, and
+ * with nothing left to flush no batch would look again.
  */
 int ut_checkpoint_if_due(struct ut_checkpointer *ck, int urgent)
 {
 	uint64_t lsn, last;
 	int ret = 0;
 
-	if (ut_mutex_trylock(&ck->mutex))
+	if (urgent)
+		ut_mutex_lock(&ck->mutex);
+	else if (ut_mutex_trylock(&ck->mutex))
 		return 0;
 	last = ck->store->ckpt.checkpoint_lsn;
 	lsn = ut_redo_checkpoint_lsn(ck->log, oldest_dirty, ck->pool);

@@ -44,8 +44,10 @@ void ut_checkpointer_set_due(struct ut_checkpointer *ck, unsigned share, uint64_
  * The page cleaners' checkpoint: only when it is due, as each costs the
  * data file's fdatasync: when it would move by a sixteenth of the log,
  * when urgent (a writer waits for log space), or a second after the
- * last (ut_checkpointer_set_due changes both).  0 (also when not due) or
- * -errno.
+ * last (ut_checkpointer_set_due changes both).  Not urgent, it does not
+ * wait while another checkpoint is under way; urgent, it waits for it and
+ * checkpoints again where the log has moved on.  1 when this call wrote a
+ * checkpoint, 0 when it did not, or -errno.
  */
 int ut_checkpoint_if_due(struct ut_checkpointer *ck, int urgent);
 uint64_t ut_checkpoint_count(struct ut_checkpointer *ck);
