@@ -155,8 +155,12 @@ int ut_flush_batch(struct ut_flush *fl, struct ut_cleaner *c)
 	return n;
 }
 
+/* how long ut_flush_all waits for pages latched by writers to come free */
+#define FLUSH_ALL_LATCHED_NS 10000000000ull
+
 int ut_flush_all(struct ut_flush *fl)
 {
+	uint64_t latched_ns = 0;
 	struct ut_cleaner c;
 	int ret;
 
@@ -165,10 +169,24 @@ int ut_flush_all(struct ut_flush *fl)
 		return ret;
 	while (ut_bpool_dirty_count(fl->pool)) {
 		ret = ut_flush_batch(fl, &c);
-		if (ret <= 0) {
-			ret = ret ? ret : -EBUSY;
+		if (ret < 0)
 			break;
+		if (ret == 0) {
+			/* every dirty page is latched by a writer or in
+			 * another cleaner's batch: wait for a change, as a
+			 * cleaner does, rather than call the pool busy */
+			if (latched_ns >= FLUSH_ALL_LATCHED_NS) {
+				ret = -EBUSY;
+				break;
+			}
+			ut_mutex_lock(&fl->mutex);
+			ut_cond_wait(&fl->progress_cond, &fl->mutex,
+				     UT_LATCH_IDLE, 10000000ull);
+			ut_mutex_unlock(&fl->mutex);
+			latched_ns += 10000000ull;
+			continue;
 		}
+		latched_ns = 0;
 		ret = 0;
 	}
 	ut_cleaner_free(&c);
@@ -223,16 +241,15 @@ static int checkpoint_urgent(struct ut_flush *fl)
 	       ut_redo_age(fl->log) > UT_PACE_URGENT(fl->log->capacity);
 }
 
-/* A checkpoint when due; one written means the page writes counted
+/* A checkpoint when due; one written here means the page writes counted
  * before it began are on the device (the forecast's count_at_sync). */
 static int checkpoint_if_due(struct ut_flush *fl)
 {
-	uint64_t written = atomic_load(&fl->pages_written);
-	uint64_t done = ut_checkpoint_count(fl->ckpt), synced;
+	uint64_t written = atomic_load(&fl->pages_written), synced;
 	int ret;
 
 	ret = ut_checkpoint_if_due(fl->ckpt, checkpoint_urgent(fl));
-	if (ret || ut_checkpoint_count(fl->ckpt) == done)
+	if (ret <= 0)
 		return ret;
 	synced = atomic_load(&fl->pages_synced);
 	while (synced < written &&
@@ -416,14 +433,16 @@ static void pace_sample(struct ut_flush *fl, uint64_t now, uint64_t cur, uint64_
 	s.flush_age = oldest && cur > oldest ? cur - oldest : 0;
 	s.head_lsn = newest;
 	s.n_dirty = n;
-	s.pages_written = atomic_load(&fl->pages_written);
 	if (fl->count_at_sync) {
 		/* a page written but not yet synced is still to be made
-		 * durable: dirty, for the forecast (rewrites counted too) */
+		 * durable: dirty, for the forecast (rewrites counted too);
+		 * synced read first, as it only takes values written had */
 		uint64_t synced = atomic_load(&fl->pages_synced);
 
-		s.n_dirty += s.pages_written - synced;
+		s.n_dirty += atomic_load(&fl->pages_written) - synced;
 		s.pages_written = synced;
+	} else {
+		s.pages_written = atomic_load(&fl->pages_written);
 	}
 	s.cleaners_idle = idle != fl->idle_seen;
 	fl->idle_seen = idle;
