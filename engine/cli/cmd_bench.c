@@ -341,6 +341,7 @@ static void series_summary(struct bench_result *r)
 	uint64_t *sorted;
 	unsigned i, run = 0;
 
+	r->settled = 1;
 	if (!r->n_sec)
 		return;
 	sorted = malloc(r->n_sec * sizeof(*sorted));
@@ -485,6 +486,8 @@ static void print_table(struct bench *b, const struct bench_result *r)
 		       (unsigned long long)r->sec_worst,
 		       r->sec_median ? (double)r->sec_worst / r->sec_median : 0,
 		       r->below_half, r->zero_secs);
+	if (r->n_sec)
+		printf("  %-22s %12u\n", "seconds below 1/4", r->below_quarter);
 	if (r->n_sec)
 		printf("  %-22s %12u s%s (longest stretch below half: %u s)\n",
 		       "settled after", r->settle_secs,
@@ -702,9 +705,8 @@ static void tick(uint64_t until)
 	nanosleep(&ts, NULL); /* the run's clock, not synchronisation */
 }
 
-/* The warm-up: every second's commits into r->warm_sec; returns the
- * commits counted so far, where the measured part starts counting. */
-static uint64_t bench_warm(struct bench *b, struct bench_result *r, uint64_t t0)
+/* The warm-up: every second's commits into r->warm_sec. */
+static void bench_warm(struct bench *b, struct bench_result *r, uint64_t t0)
 {
 	uint64_t next = t0 + 1000000000ull, last = 0, done;
 	uint64_t t_end = t0 + b->warmup * 1000000000ull;
@@ -712,7 +714,8 @@ static uint64_t bench_warm(struct bench *b, struct bench_result *r, uint64_t t0)
 	while (!atomic_load(&b->stop)) {
 		uint64_t now = ut_now_ns();
 
-		if (now >= next && r->n_warm < b->warmup) {
+		/* a second missed (the thread descheduled) is a second of 0 */
+		while (now >= next && r->n_warm < b->warmup) {
 			done = atomic_load(&b->done);
 			r->warm_sec[r->n_warm++] = done - last;
 			last = done;
@@ -722,7 +725,6 @@ static uint64_t bench_warm(struct bench *b, struct bench_result *r, uint64_t t0)
 			break;
 		tick(next < t_end ? next : t_end);
 	}
-	return atomic_load(&b->done);
 }
 
 /* The measured part: every second's commits into r->per_sec. */
@@ -736,10 +738,9 @@ static void bench_measure(struct bench *b, struct bench_result *r, uint64_t t0,
 	while (!atomic_load(&b->stop)) {
 		uint64_t now = ut_now_ns();
 
-		if (now >= next) {
+		while (now >= next && r->n_sec < b->seconds) {
 			done = atomic_load(&b->done);
-			if (r->n_sec < b->seconds)
-				r->per_sec[r->n_sec++] = done - last;
+			r->per_sec[r->n_sec++] = done - last;
 			last = done;
 			next += 1000000000ull;
 			ut_engine_stats(b->eng, &st);
@@ -772,10 +773,11 @@ static int bench_run(struct bench *b, struct worker *w, struct bench_result *r)
 			break;
 		started++;
 	}
-	base = bench_warm(b, r, t0);
+	bench_warm(b, r, t0);
 	ut_latch_stats_reset();
 	ut_engine_stats(b->eng, &st0);
 	dev0 = device_bytes_written(ut_engine_data_path(b->eng));
+	base = atomic_load(&b->done);
 	t0 = ut_now_ns();
 	atomic_store(&b->measuring, 1);
 	bench_measure(b, r, t0, base);
