@@ -4,25 +4,23 @@
 # sweep_report.py - the sweeps of bench-matrix: `--rows N,N...` (each
 # size's matrix in DIR/rows-N) and `--pacing MODE,MODE...` (each mode's in
 # DIR/pacing-MODE, or DIR/rows-N/pacing-MODE with both).  One table over
-# every matrix.json under DIR, side by side: each guard's TPS over
+# the matrix.json of each SUBDIR of DIR bench-matrix names, side by side: each guard's TPS over
 # doublewrite's and none's at the same size and mode, and over the first
 # mode's; sweep.json; and two charts: every second's TPS per guard, size
 # and mode, warm-up included (sweep-tps-over-time.png, Dimitri
 # Kravtchuk's graph), and each guard's TPS over doublewrite's by size
 # (sweep-ratios.png).
 #
-# USAGE: sweep_report.py DIR
-import glob
+# USAGE: sweep_report.py DIR SUBDIR...
 import json
 import os
 import sys
 
 
-def load(out):
+def load(out, subs):
     runs = []
-    for path in sorted(glob.glob(os.path.join(out, "**", "matrix.json"), recursive=True)):
-        if os.path.dirname(path) == out.rstrip("/"):
-            continue
+    for sub in subs:
+        path = os.path.join(out, sub, "matrix.json")
         try:
             runs.extend(json.load(open(path)))
         except (OSError, ValueError) as e:
@@ -81,7 +79,7 @@ def table(runs, order, modes):
     return by, rows
 
 
-def charts(out, by, order):
+def charts(out, by, order, order_modes):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -113,7 +111,7 @@ def charts(out, by, order):
     fig.tight_layout()
     fig.savefig(os.path.join(out, "sweep-tps-over-time.png"), dpi=90)
     devs = sorted({(d, t) for d, t, n, p in panels})
-    modes = sorted({p for d, t, n, p in panels})
+    modes = [m for m in order_modes if any(p == m for d, t, n, p in panels)]
     fig, axes = plt.subplots(1, len(devs), figsize=(5 * len(devs), 3.6), squeeze=False)
     for (d, t), ax in zip(devs, axes[0]):
         sizes = sorted({n for dd, tt, n, p in panels if (dd, tt) == (d, t)})
@@ -138,13 +136,13 @@ def charts(out, by, order):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: sweep_report.py DIR")
+    if len(sys.argv) < 3:
+        sys.exit("usage: sweep_report.py DIR SUBDIR...")
     out = sys.argv[1]
     order = os.environ.get("UNTORN_GUARD_ORDER", "doublewrite journal atomic none sector").split()
-    runs = load(out)
+    runs = load(out, sys.argv[2:])
     if not runs:
-        sys.exit("bench-matrix: no matrix.json under %s; no sweep table" % out)
+        sys.exit("bench-matrix: no matrix.json in %s; no sweep table" % ", ".join(sys.argv[2:]))
     # the modes in the order bench-matrix was given them, the first the base
     seen = [m for m in os.environ.get("UNTORN_PACING_ORDER", "").split(",")
             if any(r["pacing_mode"] == m for r in runs)]
@@ -153,7 +151,7 @@ def main():
             seen.append(r["pacing_mode"])
     by, rows = table(runs, order, seen)
     json.dump(rows, open(os.path.join(out, "sweep.json"), "w"), indent=1)
-    charts(out, by, order)
+    charts(out, by, order, seen)
 
 
 main()
