@@ -8,8 +8,8 @@
 # doublewrite's and none's at the same size and mode, and over the first
 # mode's; sweep.json; and two charts: every second's TPS per guard, size
 # and mode, warm-up included (sweep-tps-over-time.png, Dimitri
-# Kravtchuk's graph), and each guard's TPS over doublewrite's by size
-# (sweep-ratios.png).
+# Kravtchuk's graph), and each guard's TPS over doublewrite's (none's
+# when doublewrite did not run) by size (sweep-ratios.png).
 #
 # USAGE: sweep_report.py DIR SUBDIR...
 import json
@@ -112,14 +112,16 @@ def charts(out, by, order, order_modes):
     fig.savefig(os.path.join(out, "sweep-tps-over-time.png"), dpi=90)
     devs = sorted({(d, t) for d, t, n, p in panels})
     modes = [m for m in order_modes if any(p == m for d, t, n, p in panels)]
+    # the ratios' reference: doublewrite, or none when it did not run
+    ref = "doublewrite" if "doublewrite" in guards else "none" if "none" in guards else guards[0]
     fig, axes = plt.subplots(1, len(devs), figsize=(5 * len(devs), 3.6), squeeze=False)
     for (d, t), ax in zip(devs, axes[0]):
         sizes = sorted({n for dd, tt, n, p in panels if (dd, tt) == (d, t)})
         for i, g in enumerate(guards):
             for j, p in enumerate(modes):
-                pts = [(n, by[(d, t, n, p, g)]["tps"] / by[(d, t, n, p, "doublewrite")]["tps"]) for n in sizes
-                       if (d, t, n, p, g) in by and (d, t, n, p, "doublewrite") in by
-                       and by[(d, t, n, p, "doublewrite")]["tps"]]
+                pts = [(n, by[(d, t, n, p, g)]["tps"] / by[(d, t, n, p, ref)]["tps"]) for n in sizes
+                       if (d, t, n, p, g) in by and (d, t, n, p, ref) in by
+                       and by[(d, t, n, p, ref)]["tps"]]
                 if pts:
                     ax.plot([q[0] for q in pts], [q[1] for q in pts], marker="o", color="C%d" % i,
                             linestyle=["-", "--", ":"][j % 3],
@@ -127,7 +129,7 @@ def charts(out, by, order, order_modes):
         ax.set_xscale("log")
         ax.set_ylim(bottom=0)
         ax.set_xlabel("rows (log scale)")
-        ax.set_ylabel("TPS over doublewrite's")
+        ax.set_ylabel("TPS over %s's" % ref)
         ax.set_title("%s, %d threads" % (d, t), fontsize="medium")
         ax.legend(fontsize="small")
     fig.tight_layout()
