@@ -323,7 +323,6 @@ static void settle_time(struct bench_result *r)
 	unsigned n = r->n_warm + r->n_sec, i;
 
 	r->settle_secs = 0;
-	r->settled = 1;
 	for (i = 0; i < n; i++) {
 		uint64_t c = i < r->n_warm ? r->warm_sec[i] :
 					     r->per_sec[i - r->n_warm];
@@ -331,8 +330,7 @@ static void settle_time(struct bench_result *r)
 		if (c * 2 < r->sec_median)
 			r->settle_secs = i + 1;
 	}
-	if (n && r->settle_secs == n)
-		r->settled = 0;
+	r->settled = !n || r->settle_secs < n;
 }
 
 /* The median, worst, and slow seconds of the per-second series. */
@@ -486,13 +484,13 @@ static void print_table(struct bench *b, const struct bench_result *r)
 		       (unsigned long long)r->sec_worst,
 		       r->sec_median ? (double)r->sec_worst / r->sec_median : 0,
 		       r->below_half, r->zero_secs);
-	if (r->n_sec)
+	if (r->n_sec) {
 		printf("  %-22s %12u\n", "seconds below 1/4", r->below_quarter);
-	if (r->n_sec)
 		printf("  %-22s %12u s%s (longest stretch below half: %u s)\n",
 		       "settled after", r->settle_secs,
 		       r->settled ? "" : " (not settled: the last second is below half)",
 		       r->longest_below_half);
+	}
 	printf("  %-22s %12llu / %llu / %llu\n", "commit p50/p95/p99 us",
 	       (unsigned long long)r->p50, (unsigned long long)r->p95,
 	       (unsigned long long)r->p99);
@@ -705,47 +703,31 @@ static void tick(uint64_t until)
 	nanosleep(&ts, NULL); /* the run's clock, not synchronisation */
 }
 
-/* The warm-up: every second's commits into r->warm_sec. */
-static void bench_warm(struct bench *b, struct bench_result *r, uint64_t t0)
-{
-	uint64_t next = t0 + 1000000000ull, last = 0, done;
-	uint64_t t_end = t0 + b->warmup * 1000000000ull;
-
-	while (!atomic_load(&b->stop)) {
-		uint64_t now = ut_now_ns();
-
-		/* a second missed (the thread descheduled) is a second of 0 */
-		while (now >= next && r->n_warm < b->warmup) {
-			done = atomic_load(&b->done);
-			r->warm_sec[r->n_warm++] = done - last;
-			last = done;
-			next += 1000000000ull;
-		}
-		if (now >= t_end)
-			break;
-		tick(next < t_end ? next : t_end);
-	}
-}
-
-/* The measured part: every second's commits into r->per_sec. */
-static void bench_measure(struct bench *b, struct bench_result *r, uint64_t t0,
-			  uint64_t last)
+/*
+ * Every whole second from t0 for n_max seconds: the commits of each into
+ * series[*n] (a second missed, the thread descheduled, is one of 0),
+ * counted from last; with age_max, the checkpoint age's peak too.
+ */
+static void count_seconds(struct bench *b, uint64_t t0, unsigned n_max, uint64_t last,
+			  uint64_t *series, unsigned *n, uint64_t *age_max)
 {
 	uint64_t next = t0 + 1000000000ull, done;
-	uint64_t t_end = t0 + b->seconds * 1000000000ull;
+	uint64_t t_end = t0 + n_max * 1000000000ull;
 	struct ut_engine_stats st;
 
 	while (!atomic_load(&b->stop)) {
 		uint64_t now = ut_now_ns();
 
-		while (now >= next && r->n_sec < b->seconds) {
+		while (now >= next && *n < n_max) {
 			done = atomic_load(&b->done);
-			r->per_sec[r->n_sec++] = done - last;
+			series[(*n)++] = done - last;
 			last = done;
 			next += 1000000000ull;
+			if (!age_max)
+				continue;
 			ut_engine_stats(b->eng, &st);
-			if (st.checkpoint_age > r->age_max)
-				r->age_max = st.checkpoint_age;
+			if (st.checkpoint_age > *age_max)
+				*age_max = st.checkpoint_age;
 		}
 		if (now >= t_end)
 			break;
@@ -773,14 +755,14 @@ static int bench_run(struct bench *b, struct worker *w, struct bench_result *r)
 			break;
 		started++;
 	}
-	bench_warm(b, r, t0);
+	count_seconds(b, t0, b->warmup, 0, r->warm_sec, &r->n_warm, NULL);
 	ut_latch_stats_reset();
 	ut_engine_stats(b->eng, &st0);
 	dev0 = device_bytes_written(ut_engine_data_path(b->eng));
 	base = atomic_load(&b->done);
 	t0 = ut_now_ns();
 	atomic_store(&b->measuring, 1);
-	bench_measure(b, r, t0, base);
+	count_seconds(b, t0, b->seconds, base, r->per_sec, &r->n_sec, &r->age_max);
 	atomic_store(&b->stop, 1);
 	for (i = 0; i < started; i++)
 		pthread_join(w[i].thread, NULL);
