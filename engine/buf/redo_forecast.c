@@ -109,6 +109,13 @@ static double fc_want(const struct ut_redo_pace *p, const struct ut_pace_sample 
 	return factor * budget / turn;
 }
 
+/* The rate just set and what it rests on, for the pace__adjust probe. */
+static void probe_adjust(const struct ut_redo_pace *p, const struct ut_pace_sample *s)
+{
+	UT_PROBE(pace__adjust, (uint64_t)p->rate, (uint64_t)p->page_rate, s->n_dirty,
+		 s->age, s->flush_age, (uint64_t)(p->stall_max * 1000));
+}
+
 void ut_redo_pace_adjust(struct ut_redo_pace *p, const struct ut_pace_sample *s)
 {
 	double dt = p->adjust_ns ? (s->now_ns - p->adjust_ns) / 1e9 : 0, want;
@@ -120,8 +127,7 @@ void ut_redo_pace_adjust(struct ut_redo_pace *p, const struct ut_pace_sample *s)
 	if (s->age <= p->on_age && s->flush_age <= p->on_age) {
 		/* the cleaners are not flat out: the log holds no one back */
 		ut_redo_pace_set_rate(p, s->now_ns, s->cur_lsn, 0);
-		UT_PROBE(pace__adjust, 0, (uint64_t)p->page_rate, s->n_dirty,
-			 s->age, s->flush_age, (uint64_t)(p->stall_max * 1000));
+		probe_adjust(p, s);
 		return;
 	}
 	if (!p->rate)
@@ -137,6 +143,5 @@ void ut_redo_pace_adjust(struct ut_redo_pace *p, const struct ut_pace_sample *s)
 	if (p->rate && want > p->rate)
 		want = p->rate + (want - p->rate) * dt / (dt + FC_RAISE_S);
 	ut_redo_pace_set_rate(p, s->now_ns, s->cur_lsn, want);
-	UT_PROBE(pace__adjust, (uint64_t)p->rate, (uint64_t)p->page_rate, s->n_dirty,
-		 s->age, s->flush_age, (uint64_t)(p->stall_max * 1000));
+	probe_adjust(p, s);
 }
