@@ -155,7 +155,9 @@ int ut_flush_batch(struct ut_flush *fl, struct ut_cleaner *c)
 	return n;
 }
 
-/* how long ut_flush_all waits for pages latched by writers to come free */
+/* with every dirty page latched, a flusher waits this long for a change,
+ * and ut_flush_all gives up after FLUSH_ALL_LATCHED_NS of such waits */
+#define FLUSH_LATCHED_WAIT_NS 10000000ull
 #define FLUSH_ALL_LATCHED_NS 10000000000ull
 
 int ut_flush_all(struct ut_flush *fl)
@@ -181,9 +183,9 @@ int ut_flush_all(struct ut_flush *fl)
 			}
 			ut_mutex_lock(&fl->mutex);
 			ut_cond_wait(&fl->progress_cond, &fl->mutex,
-				     UT_LATCH_IDLE, 10000000ull);
+				     UT_LATCH_IDLE, FLUSH_LATCHED_WAIT_NS);
 			ut_mutex_unlock(&fl->mutex);
-			latched_ns += 10000000ull;
+			latched_ns += FLUSH_LATCHED_WAIT_NS;
 			continue;
 		}
 		latched_ns = 0;
@@ -298,7 +300,7 @@ static void *cleaner_main(void *arg)
 			/* everything dirty is latched right now: wait for a
 			 * change rather than spin */
 			ut_cond_wait(&fl->work_cond, &fl->mutex, UT_LATCH_IDLE,
-				     10000000ull);
+				     FLUSH_LATCHED_WAIT_NS);
 		ut_mutex_unlock(&fl->mutex);
 		if (n < 0)
 			break;
