@@ -354,10 +354,11 @@ struct sim {
 	/* the cleaners' mechanics: today's, or the forecast mode's */
 	unsigned poll_ms, ckpt_share, ckpt_ms;
 	uint64_t urgent_age;
-	/* buffered writes: not yet synced; a sync under way (its end, the
-	 * LSN it publishes, its pages); the pages synced so far */
+	/* buffered writes (sync_rate: the device's page rate, 0: direct):
+	 * not yet synced; a sync under way (its end, the LSN it publishes,
+	 * its pages); the pages synced so far */
 	uint64_t unsynced, sync_end, sync_lsn, sync_pages, synced;
-	int syncing, count_at_sync;
+	int syncing;
 	unsigned sync_rate;
 };
 
@@ -387,8 +388,8 @@ static void sim_checkpoint(struct sim *s, uint64_t capacity, uint64_t t, int urg
 		return;
 	if (s->sync_rate) {
 		/* buffered: the sync writes what the page cache holds, at
-		 * the device's rate; a second checkpoint does not wait for
-		 * it (the trylock in ut_checkpoint_if_due) */
+		 * the device's rate; no second checkpoint starts meanwhile
+		 * (the engine's routine check skips one under way) */
 		if (s->syncing)
 			return;
 		s->syncing = 1;
@@ -478,10 +479,11 @@ static void sim_sample(const struct sim *s, uint64_t now, struct ut_pace_sample 
 	ps->flush_age = s->n ? s->cur - sim_oldest(s) : 0;
 	ps->head_lsn = s->n ? s->oldest[s->list[(s->head + s->n - 1) % s->pages]] : 0;
 	/* buffered: a page is clean once a sync has covered it */
+	/* (the forecast counts buffered writes at the sync, as
+	 * ut_flush_set_forecast(fl, 1) makes it) */
 	ps->n_dirty =
-		s->n +
-		(s->count_at_sync ? s->unsynced + s->syncing * s->sync_pages : 0);
-	ps->pages_written = s->count_at_sync ? s->synced : s->written;
+		s->n + (s->sync_rate ? s->unsynced + s->syncing * s->sync_pages : 0);
+	ps->pages_written = s->sync_rate ? s->synced : s->written;
 	ps->cleaners_idle = s->idle;
 }
 
@@ -545,10 +547,8 @@ static void sim_run(const struct sim_cfg *c, enum sim_pacing mode, struct sim_re
 	s.ckpt_share = 16;
 	s.ckpt_ms = 1000;
 	s.urgent_age = UINT64_MAX;
-	if (c->cache_rate) {
+	if (c->cache_rate)
 		s.sync_rate = c->page_rate;
-		s.count_at_sync = 1; /* as ut_flush_set_forecast(fl, 1) */
-	}
 	if (mode != SIM_TODAY) {
 		ut_redo_pace_forecast(&p, capacity / 10);
 		s.poll_ms = UT_PACE_POLL_NS / 1000000;
