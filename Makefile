@@ -25,7 +25,8 @@
 #                        PREFIX/share/untorn, the scripts as untorn-NAME
 
 VERSION    := $(shell cat VERSION)
-SOVERSION  := 0
+# 1: struct ut_geom (in struct ut_store) gained the page layout's fields
+SOVERSION  := 1
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 CC         ?= cc

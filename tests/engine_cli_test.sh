@@ -205,12 +205,12 @@ def crc32c(data, crc=0):
     return crc ^ 0xffffffff
 with open(sys.argv[1], "r+b") as f:
     sec = bytearray(f.read(512))
-    struct.pack_into("<I", sec, 8, 2)                 # format version 2
+    struct.pack_into("<I", sec, 8, 3)                 # format version 3
     struct.pack_into("<I", sec, 12, crc32c(bytes(sec[:12] + sec[16:])))
     f.seek(0)
     f.write(sec)
 PY
-expect_fail "load on a store of a newer format version" "format version 2" "$scratch/v2" -- load "$scratch/v2" --rows 10
+expect_fail "load on a store of a newer format version" "format version 3" "$scratch/v2" -- load "$scratch/v2" --rows 10
 
 cp "$scratch/s/untorn.redo" "$scratch/redo.keep"
 "$UNTORN" init "$scratch/other" >/dev/null

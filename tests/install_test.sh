@@ -21,7 +21,7 @@ make -s -C "$TOP" install BUILD="$BUILD" PREFIX="$prefix/usr" DESTDIR= >"$prefix
 rc=$?
 [ $rc -ne 0 ] && sed 's/^/# /' "$prefix/log"
 [ $rc -eq 0 ] && [ -x "$prefix/usr/bin/untorn" ] && [ -f "$prefix/usr/include/untorn.h" ] &&
-	[ -f "$prefix/usr/lib/libuntorn.a" ] && [ -e "$prefix/usr/lib/libuntorn.so.0" ] &&
+	[ -f "$prefix/usr/lib/libuntorn.a" ] && [ -e "$prefix/usr/lib/libuntorn.so.1" ] &&
 	[ -f "$prefix/usr/lib/pkgconfig/untorn.pc" ]
 ok $? "make install puts command, header, static and shared library, untorn.pc under PREFIX"
 

@@ -63,6 +63,26 @@ static int encode_round_trip(void)
 	sec[8] = 2; /* version 2 */
 	if (ut_sb_decode(sec, &out) != UT_SB_ECRC)
 		return 0;
+	/* the compact layout is version 2 with its flag, never one alone */
+	sb.version = UT_FORMAT_COMPACT;
+	sb.flags = UT_SB_COMPACT;
+	ut_sb_encode(&sb, sec);
+	if (ut_sb_decode(sec, &out) || ut_sb_layout(&out) != UT_LAYOUT_COMPACT)
+		return 0;
+	sb.flags = 0;
+	ut_sb_encode(&sb, sec);
+	if (ut_sb_decode(sec, &out) != UT_SB_EFIELD)
+		return 0;
+	sb.version = UT_FORMAT_VERSION;
+	sb.flags = UT_SB_COMPACT;
+	ut_sb_encode(&sb, sec);
+	if (ut_sb_decode(sec, &out) != UT_SB_EFIELD)
+		return 0;
+	sb.version = 3;
+	sb.flags = 0;
+	ut_sb_encode(&sb, sec);
+	if (ut_sb_decode(sec, &out) != UT_SB_EVERSION)
+		return 0;
 	ut_ckpt_encode(&ck, sb.uuid, 1, sec);
 	if (ut_ckpt_decode(sec, sb.uuid, 1, &ck2) || ck2.seq != 9 ||
 	    ck2.checkpoint_lsn != 77 || ck2.n_pages != 5 || ck2.root_page != 3)

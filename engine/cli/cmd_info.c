@@ -15,6 +15,15 @@
 #include "log/redo.h"
 #include "store/placement.h"
 
+static const char *page_format(const struct ut_store *st)
+{
+	if (st->sb.flags & UT_SB_SINGLE_LSN)
+		return "single-lsn: one LSN and checksum per page (InnoDB's design)";
+	if (st->geom.layout == UT_LAYOUT_COMPACT)
+		return "block-granular, compact: a checksum and the page's LSN per block (12-byte headers)";
+	return "block-granular: an LSN and checksum per block";
+}
+
 static const char info_help[] =
 	"usage: untorn info DIR [--json] [--wait S]\n"
 	"\n"
@@ -93,6 +102,8 @@ static void info_json(const struct ut_store *st, const char *uuid, const char *c
 	}
 	json_str(&j, "page_writes", page_writes(st, note, sizeof(note)));
 	json_bool(&j, "single_lsn", !!(st->sb.flags & UT_SB_SINGLE_LSN));
+	json_str(&j, "block_headers",
+		 st->geom.layout == UT_LAYOUT_COMPACT ? "compact" : "full");
 	json_bool(&j, "unsafe", !!(st->sb.flags & UT_SB_UNSAFE));
 	json_str(&j, "store_id", uuid);
 	json_str(&j, "created", created);
@@ -146,10 +157,7 @@ static void info_text(const struct ut_store *st, const char *uuid, const char *c
 	       st->sb.flags & UT_SB_UNSAFE ? " (made with --unsafe)" : "");
 	info_text_files(st);
 	info_text_writes(st);
-	printf("page format  %s\n",
-	       st->sb.flags & UT_SB_SINGLE_LSN ?
-		       "single-lsn: one LSN and checksum per page (InnoDB's design)" :
-		       "block-granular: an LSN and checksum per block");
+	printf("page format  %s\n", page_format(st));
 	printf("store id     %s\n", uuid);
 	printf("created      %s\n", created);
 	printf("checkpoint   LSN %llu, seq %llu, from slot %d (slot 0 %s, slot 1 %s)\n",

@@ -19,15 +19,19 @@
 #define PH_BLOCK_SHIFT (UT_BLOCK_HDR_SIZE + 5)
 #define PH_FLAGS (UT_BLOCK_HDR_SIZE + 6)
 #define BLOCK0_PAYLOAD_OFF (UT_BLOCK_HDR_SIZE + UT_PAGE_HDR_SIZE)
+#define CH_PAGE_LSN 4 /* compact header of a block after the first */
 
 static int is_pow2(uint32_t v)
 {
 	return v && !(v & (v - 1));
 }
 
-int ut_geom_init(struct ut_geom *g, uint32_t page_size, uint32_t block_size)
+int ut_geom_init_layout(struct ut_geom *g, uint32_t page_size,
+			uint32_t block_size, enum ut_layout layout)
 {
 	if (!is_pow2(page_size) || !is_pow2(block_size))
+		return -EINVAL;
+	if (layout != UT_LAYOUT_FULL && layout != UT_LAYOUT_COMPACT)
 		return -EINVAL;
 	if (page_size < UT_PAGE_SIZE_MIN || page_size > UT_PAGE_SIZE_MAX)
 		return -ERANGE;
@@ -36,15 +40,34 @@ int ut_geom_init(struct ut_geom *g, uint32_t page_size, uint32_t block_size)
 	g->page_size = page_size;
 	g->block_size = block_size;
 	g->n_blocks = page_size / block_size;
-	g->area_size = page_size - g->n_blocks * UT_BLOCK_HDR_SIZE - UT_PAGE_HDR_SIZE;
+	g->layout = layout;
+	g->hdr_rest = layout == UT_LAYOUT_COMPACT ? UT_BLOCK_HDR_COMPACT :
+						    UT_BLOCK_HDR_SIZE;
+	g->area_size = page_size - BLOCK0_PAYLOAD_OFF - (g->n_blocks - 1) * g->hdr_rest;
 	g->page_shift = ilog2_u32(page_size);
 	g->block_shift = ilog2_u32(block_size);
 	return 0;
 }
 
+int ut_geom_init(struct ut_geom *g, uint32_t page_size, uint32_t block_size)
+{
+	return ut_geom_init_layout(g, page_size, block_size, UT_LAYOUT_FULL);
+}
+
+static int compact_block(const struct ut_geom *g, uint32_t block)
+{
+	return block && g->layout == UT_LAYOUT_COMPACT;
+}
+
+/* Where a block keeps the page LSN it was written with. */
+static uint32_t page_lsn_off(const struct ut_geom *g, uint32_t block)
+{
+	return compact_block(g, block) ? CH_PAGE_LSN : BH_PAGE_LSN;
+}
+
 static uint32_t block_payload(const struct ut_geom *g, uint32_t block)
 {
-	return g->block_size - (block ? UT_BLOCK_HDR_SIZE : BLOCK0_PAYLOAD_OFF);
+	return g->block_size - (block ? g->hdr_rest : BLOCK0_PAYLOAD_OFF);
 }
 
 void ut_page_locate(const struct ut_geom *g, uint32_t off, uint32_t *block,
@@ -124,6 +147,27 @@ uint32_t ut_block_crc(const void *block, uint32_t block_size, uint32_t block_ind
 			 (const unsigned char *)block + 4, block_size - 4);
 }
 
+/* A compact block has no page_no field: the page it belongs to is in its
+ * CRC, so a block of another page fails the check. */
+static uint32_t compact_crc(const void *block, uint32_t block_size,
+			    uint32_t block_index, uint32_t page_no)
+{
+	unsigned char seed[8];
+
+	put_le32(seed, block_index);
+	put_le32(seed + 4, page_no);
+	return ut_crc32c(ut_crc32c(0, seed, sizeof(seed)),
+			 (const unsigned char *)block + 4, block_size - 4);
+}
+
+static uint32_t block_crc(const struct ut_geom *g, const void *block,
+			  uint32_t block_index, uint32_t page_no)
+{
+	if (compact_block(g, block_index))
+		return compact_crc(block, g->block_size, block_index, page_no);
+	return ut_block_crc(block, g->block_size, block_index);
+}
+
 void ut_page_pack(const struct ut_geom *g, const struct ut_page_meta *m,
 		  const void *area, void *disk)
 {
@@ -135,9 +179,13 @@ void ut_page_pack(const struct ut_geom *g, const struct ut_page_meta *m,
 		blk = (unsigned char *)disk + (size_t)i * g->block_size;
 		payload = block_payload(g, i);
 		hdr = g->block_size - payload;
-		put_le32(blk + BH_PAGE_NO, m->page_no);
-		put_le64(blk + BH_BLK_LSN, m->blk_lsn[i]);
-		put_le64(blk + BH_PAGE_LSN, m->page_lsn);
+		if (compact_block(g, i)) {
+			put_le64(blk + CH_PAGE_LSN, m->page_lsn);
+		} else {
+			put_le32(blk + BH_PAGE_NO, m->page_no);
+			put_le64(blk + BH_BLK_LSN, m->blk_lsn[i]);
+			put_le64(blk + BH_PAGE_LSN, m->page_lsn);
+		}
 		if (i == 0) {
 			put_le16(blk + PH_TYPE, m->type);
 			put_le16(blk + PH_LEVEL, m->level);
@@ -148,7 +196,7 @@ void ut_page_pack(const struct ut_geom *g, const struct ut_page_meta *m,
 		}
 		memcpy(blk + hdr, src, payload);
 		src += payload;
-		put_le32(blk + BH_CRC, ut_block_crc(blk, g->block_size, i));
+		put_le32(blk + BH_CRC, block_crc(g, blk, i, m->page_no));
 	}
 }
 
@@ -179,7 +227,7 @@ static int verify_block(const struct ut_geom *g, const unsigned char *blk,
 		return -EBADMSG;
 	}
 	stored = get_le32(blk + BH_CRC);
-	computed = ut_block_crc(blk, g->block_size, i);
+	computed = block_crc(g, blk, i, page_no);
 	if (stored != computed) {
 		report_add(r, UT_FAULT_CHECKSUM, i, &f);
 		if (f) {
@@ -188,6 +236,8 @@ static int verify_block(const struct ut_geom *g, const unsigned char *blk,
 		}
 		return -EBADMSG;
 	}
+	if (compact_block(g, i))
+		return 0;
 	if (get_le32(blk + BH_PAGE_NO) != page_no) {
 		report_add(r, UT_FAULT_PAGE_NO, i, &f);
 		if (f) {
@@ -252,7 +302,7 @@ int ut_page_verify(const struct ut_geom *g, const void *disk, uint32_t page_no,
 		}
 		if (i == 0 && verify_header(g, blk, r))
 			ret = -EBADMSG;
-		lsn = get_le64(blk + BH_PAGE_LSN);
+		lsn = get_le64(blk + page_lsn_off(g, i));
 		if (have_prev && lsn != prev_lsn) {
 			report_add(r, UT_FAULT_TORN, i, &f);
 			if (f) {
@@ -265,6 +315,13 @@ int ut_page_verify(const struct ut_geom *g, const void *disk, uint32_t page_no,
 		have_prev = 1;
 	}
 	return ret;
+}
+
+/* What redo may skip in a block: its own LSN, or a compact block's page
+ * LSN (the image it was written with holds every change up to it). */
+static uint64_t block_lsn(const struct ut_geom *g, const unsigned char *blk, uint32_t block)
+{
+	return get_le64(blk + (compact_block(g, block) ? CH_PAGE_LSN : BH_BLK_LSN));
 }
 
 int ut_page_unpack(const struct ut_geom *g, const void *disk, uint32_t page_no,
@@ -287,7 +344,7 @@ int ut_page_unpack(const struct ut_geom *g, const void *disk, uint32_t page_no,
 	for (i = 0; i < g->n_blocks; i++) {
 		blk = (const unsigned char *)disk + (size_t)i * g->block_size;
 		payload = block_payload(g, i);
-		m->blk_lsn[i] = get_le64(blk + BH_BLK_LSN);
+		m->blk_lsn[i] = block_lsn(g, blk, i);
 		memcpy(dst, blk + g->block_size - payload, payload);
 		dst += payload;
 	}
@@ -329,8 +386,8 @@ int ut_page_unpack_inplace(const struct ut_geom *g, void *buf, uint32_t page_no,
 	m->flags = get_le16(base + PH_FLAGS);
 	for (i = 0; i < g->n_blocks; i++) {
 		blk = base + (size_t)i * g->block_size;
-		m->blk_lsn[i] = get_le64(blk + BH_BLK_LSN); /* 0: zeroed */
-		lsn = get_le64(blk + BH_PAGE_LSN);
+		m->blk_lsn[i] = block_lsn(g, blk, i); /* 0: zeroed */
+		lsn = get_le64(blk + page_lsn_off(g, i));
 		if (lsn > m->page_lsn)
 			m->page_lsn = lsn;
 		payload = block_payload(g, i);

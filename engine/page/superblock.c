@@ -76,7 +76,7 @@ int ut_sb_decode(const void *sector, struct ut_sb *sb)
 		return ret;
 	memset(sb, 0, sizeof(*sb));
 	sb->version = get_le32(sec + SEC_ID);
-	if (sb->version != UT_FORMAT_VERSION)
+	if (sb->version != UT_FORMAT_VERSION && sb->version != UT_FORMAT_COMPACT)
 		return UT_SB_EVERSION;
 	sb->page_size = get_le32(sec + SB_PAGE_SIZE);
 	sb->block_size = get_le32(sec + SB_BLOCK_SIZE);
@@ -85,7 +85,9 @@ int ut_sb_decode(const void *sector, struct ut_sb *sb)
 	sb->flags = get_le32(sec + SB_FLAGS);
 	memcpy(sb->uuid, sec + SB_UUID, 16);
 	sb->created = get_le64(sec + SB_CREATED);
-	if (ut_geom_init(&geom, sb->page_size, sb->block_size))
+	if (!(sb->flags & UT_SB_COMPACT) != (sb->version == UT_FORMAT_VERSION))
+		return UT_SB_EFIELD;
+	if (ut_geom_init_layout(&geom, sb->page_size, sb->block_size, ut_sb_layout(sb)))
 		return UT_SB_EFIELD;
 	/* which ids name a guard is the guard table's (store_open.c) */
 	if (!sb->guard || sb->guard > UT_GUARD_ID_MAX)
@@ -151,4 +153,9 @@ int ut_ckpt_pick(const void *region, const uint8_t uuid[16], struct ut_ckpt *ck,
 	if (best >= 0)
 		*ck = slot[best];
 	return best;
+}
+
+enum ut_layout ut_sb_layout(const struct ut_sb *sb)
+{
+	return sb->flags & UT_SB_COMPACT ? UT_LAYOUT_COMPACT : UT_LAYOUT_FULL;
 }

@@ -147,8 +147,9 @@ static int sb_error(struct ut_store *st, const unsigned char *sec, int ret,
 		return ut_err_set(err, ret, "%s: superblock checksum mismatch (stored %08x); the header sector is damaged: restore the store from a backup",
 				  p, get_le32(sec + 12));
 	case UT_SB_EVERSION:
-		return ut_err_set(err, ret, "%s: format version %u, this untorn reads version %u; use the untorn release that made the store",
-				  p, get_le32(sec + 8), UT_FORMAT_VERSION);
+		return ut_err_set(err, ret, "%s: format version %u, this untorn reads versions %u and %u; use the untorn release that made the store",
+				  p, get_le32(sec + 8), UT_FORMAT_VERSION,
+				  UT_FORMAT_COMPACT);
 	}
 	return ut_err_set(err, ret, "%s: superblock holds an invalid field (page size %u, block size %u, extent %u pages, guard %u); the header is damaged: restore the store from a backup",
 			  p, get_le32(sec + 16), get_le32(sec + 20),
@@ -198,7 +199,8 @@ static int open_superblock(struct ut_store *st, struct ut_err *err)
 				 st->data_path, st->sb.guard, ut_guard_names());
 		goto out_free;
 	}
-	ut_geom_init(&st->geom, st->sb.page_size, st->sb.block_size);
+	ut_geom_init_layout(&st->geom, st->sb.page_size, st->sb.block_size,
+			    ut_sb_layout(&st->sb));
 	ret = ut_ckpt_pick(region, st->sb.uuid, &st->ckpt, st->slot_err);
 	if (ret < 0) {
 		ut_err_set(err, ret, "%s: both checkpoint slots are damaged (slot 0: %s, slot 1: %s); restore the store from a backup",

@@ -3,7 +3,8 @@
  * fuzz_page.c - libFuzzer harness for the page format: block headers,
  * block CRCs and the page verify/unpack paths, on bytes a crash or a bad
  * disk left.  The first input byte picks the geometry (4..64 KiB pages,
- * 512..4096-byte blocks) and the page number; the rest is the image.
+ * 512..4096-byte blocks) and the page number, the second the layout (full
+ * or compact block headers); the rest is the image.
  *
  * Contract: verify returns 0, UT_PAGE_EMPTY or -EBADMSG and never reads
  * outside the image; a page that verifies unpacks, and packing what it
@@ -28,9 +29,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint32_t page_no;
 	int ret;
 
-	if (size < 2)
+	if (size < 3)
 		return 0;
-	if (ut_geom_init(&g, page_sizes[data[0] & 3], block_sizes[(data[0] >> 2) & 3]))
+	if (ut_geom_init_layout(&g, page_sizes[data[0] & 3],
+				block_sizes[(data[0] >> 2) & 3],
+				data[1] & 1 ? UT_LAYOUT_COMPACT : UT_LAYOUT_FULL))
 		return 0;
 	page_no = data[0] >> 4;
 	disk = calloc(1, g.page_size);
@@ -39,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	inplace = malloc(g.page_size);
 	if (!disk || !area || !again || !inplace)
 		abort();
-	memcpy(disk, data + 1, size - 1 < g.page_size ? size - 1 : g.page_size);
+	memcpy(disk, data + 2, size - 2 < g.page_size ? size - 2 : g.page_size);
 
 	ret = ut_page_verify(&g, disk, page_no, &report);
 	if (ret != 0 && ret != UT_PAGE_EMPTY && ret != -EBADMSG)

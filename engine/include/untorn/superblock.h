@@ -25,8 +25,13 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <untorn/page.h>
 
 #define UT_FORMAT_VERSION 1u
+/* A store whose pages use the compact layout (untorn/page.h) is version 2,
+ * so a build that knows only version 1 refuses it instead of reading its
+ * blocks as damaged. */
+#define UT_FORMAT_COMPACT 2u
 #define UT_SB_SECTOR 512u
 #define UT_SB_REGION (3 * UT_SB_SECTOR)
 #define UT_SB_MAGIC "UNTORNSB"
@@ -39,6 +44,7 @@
 
 #define UT_SB_SINGLE_LSN (1u << 0) /* one block per page: InnoDB's design */
 #define UT_SB_UNSAFE (1u << 1) /* made with --unsafe: no re-check */
+#define UT_SB_COMPACT (1u << 2) /* pages in the compact layout */
 
 struct ut_sb {
 	uint32_t version;
@@ -65,7 +71,11 @@ struct ut_ckpt {
 #define UT_SB_EFIELD (-EINVAL) /* a field out of range */
 
 void ut_sb_encode(const struct ut_sb *sb, void *sector);
+/* Decodes sector 0; a version-2 store must carry UT_SB_COMPACT and a
+ * version-1 store must not (UT_SB_EFIELD otherwise). */
 int ut_sb_decode(const void *sector, struct ut_sb *sb);
+/* The page layout a superblock's flags give. */
+enum ut_layout ut_sb_layout(const struct ut_sb *sb);
 
 void ut_ckpt_encode(const struct ut_ckpt *ck, const uint8_t uuid[16],
 		    unsigned slot, void *sector);
