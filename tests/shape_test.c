@@ -7,7 +7,10 @@
  * sequential nearly unfragmented, random mostly jumps, split (key order,
  * then appends to random users) in between; the least time a device
  * could read the leaves in windows (ut_leaf_bound_of, bench scan's
- * bound), exact on hand-built lists with a device of known costs.
+ * bound), exact on hand-built lists with a device of known costs; and
+ * that a tree grown by random inserts has as many leaves per row at every
+ * size (its nodes split at unequal shares, so they do not fill in step
+ * and split in waves).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -115,10 +118,11 @@ static int sweeps_hand_built(void)
 }
 
 /* a store of ROWS rows loaded in one of load's layouts; its shape */
-static int loaded_shape(const char *name, enum layout_kind layout,
-			struct ut_tree_shape *s)
+static int loaded_shape(const char *name, enum layout_kind layout, uint64_t rows,
+			uint32_t page_size, struct ut_tree_shape *s)
 {
-	struct ut_init_opts io = { .page_size = 4096, .guard = UT_GUARD_DOUBLEWRITE };
+	struct ut_init_opts io = { .page_size = page_size,
+				   .guard = UT_GUARD_DOUBLEWRITE };
 	char dir[300];
 	struct ut_engine_opts o;
 	struct ut_engine *eng;
@@ -129,7 +133,7 @@ static int loaded_shape(const char *name, enum layout_kind layout,
 	int ret = -1;
 
 	snprintf(dir, sizeof(dir), "%s/%s", test_scratch, name);
-	if (ut_store_init(dir, &io, &err) || layout_init(&gen, layout, ROWS))
+	if (ut_store_init(dir, &io, &err) || layout_init(&gen, layout, rows))
 		return -1;
 	ut_engine_opts_default(&o);
 	o.commit = UT_COMMIT_LAZY;
@@ -147,22 +151,52 @@ out_free:
 	return ret;
 }
 
+/*
+ * Leaves per row of random loads of WAVE_ROWS, 1.25 and 1.5 times as many
+ * rows of 16 KiB pages: the largest over the smallest.  Nodes all cut in
+ * the middle fill in step and split in waves (a node of 130 rows grows
+ * in proportion to its size, like every other): their leaves per row
+ * swung from 10.3 to 8.3 and back to 10.5 per 1 000 rows over these sizes.
+ */
+#define WAVE_ROWS 200000
+
+static double leaves_per_row_swing(void)
+{
+	double lo = 1e9, hi = 0, per_row;
+	struct ut_tree_shape s;
+	char name[32];
+	uint64_t rows;
+
+	for (rows = WAVE_ROWS; rows <= WAVE_ROWS * 3 / 2; rows += WAVE_ROWS / 4) {
+		snprintf(name, sizeof(name), "wave%llu", (unsigned long long)rows);
+		if (loaded_shape(name, LAYOUT_RANDOM, rows, 16384, &s) || !s.leaves)
+			return -1;
+		per_row = (double)s.leaves / rows;
+		lo = per_row < lo ? per_row : lo;
+		hi = per_row > hi ? per_row : hi;
+	}
+	ktap_diag("random loads of %u..%u rows: %.2f to %.2f leaves per 1 000 rows",
+		  WAVE_ROWS, WAVE_ROWS * 3 / 2, lo * 1000, hi * 1000);
+	return hi / lo;
+}
+
 int main(void)
 {
+	double swing;
 	struct ut_tree_shape seq, rnd, spl;
 	int ok_seq, ok_rnd, ok_spl;
 
 	test_scratch_dir("shape");
-	ktap_plan(6);
+	ktap_plan(7);
 	ktap_ok(hand_built(),
 		"hand-built leaf lists: steps, jumps and their distances exact");
 	ktap_ok(bound_hand_built(),
 		"the scan bound on hand-built leaf lists: runs, holes read through and time exact");
 	ktap_ok(sweeps_hand_built(),
 		"the windows' sweeps on a hand-built leaf list: the most hole pages one window reads through, exact");
-	ok_seq = !loaded_shape("seq", LAYOUT_SEQUENTIAL, &seq);
-	ok_rnd = !loaded_shape("rnd", LAYOUT_RANDOM, &rnd);
-	ok_spl = !loaded_shape("spl", LAYOUT_SPLIT, &spl);
+	ok_seq = !loaded_shape("seq", LAYOUT_SEQUENTIAL, ROWS, 4096, &seq);
+	ok_rnd = !loaded_shape("rnd", LAYOUT_RANDOM, ROWS, 4096, &rnd);
+	ok_spl = !loaded_shape("spl", LAYOUT_SPLIT, ROWS, 4096, &spl);
 	if (ok_seq && ok_rnd && ok_spl)
 		ktap_diag("sequential: %llu leaves, %.3f fragmented; random: %llu leaves, %.3f, mean jump %.1f pages; split: %llu leaves, %.3f, mean jump %.1f pages",
 			  (unsigned long long)seq.leaves, seq.fragmentation,
@@ -179,5 +213,9 @@ int main(void)
 	ktap_ok(ok_spl && spl.leaves >= 500 && spl.leaves <= 1000 &&
 			spl.fragmentation > 0.2 && spl.fragmentation < rnd.fragmentation,
 		"a split load (key order, then appends to random users): fragmented, less than random");
+	swing = leaves_per_row_swing();
+	ktap_ok(swing > 0 && swing < 1.06,
+		"random loads of 200 000..300 000 rows: leaves per row within 6 %% (%.3f; no split waves)",
+		swing);
 	return ktap_finish();
 }
