@@ -347,21 +347,22 @@ static uint32_t split_share(uint32_t page_no)
 	return 19 + (uint32_t)(((uint64_t)(h * 0x85ebca6bu) * 27) >> 32);
 }
 
-/* Where to cut n records: by bytes, or at the end for appends. */
+/* Where to cut n records: after the page's share of their bytes, or at
+ * the end for appends. */
 static unsigned split_point(const struct bt_rec *recs, unsigned n, unsigned pos,
 			    uint32_t page_no)
 {
-	uint32_t total = 0, half, acc = 0;
+	uint32_t total = 0, left_bytes, acc = 0;
 	unsigned i;
 
 	if (pos == n - 1)
 		return n - 1; /* ascending inserts: keep the left page full */
 	for (i = 0; i < n; i++)
 		total += recs[i].size + 2;
-	half = (uint64_t)total * split_share(page_no) / 64;
+	left_bytes = (uint64_t)total * split_share(page_no) / 64;
 	for (i = 0; i < n - 1; i++) {
 		acc += recs[i].size + 2;
-		if (acc >= half)
+		if (acc >= left_bytes)
 			return i + 1;
 	}
 	return n - 1;
