@@ -43,7 +43,10 @@ static double fc_target(const struct ut_redo_pace *p)
 
 /* The cleaners' page rate, averaged over the windows in which they had
  * work all along: then it is what the device sustains, not what was
- * asked of it. */
+ * asked of it.  Page writes complete a batch at a time, so one window
+ * can hold none and the next a whole batch: until the measurement spans
+ * the averaging time it is the mean of all it has seen (a first window
+ * that reaped two batches is not taken for the device's pace). */
 static void fc_page_rate(struct ut_redo_pace *p, const struct ut_pace_sample *s, double dt)
 {
 	double got, avg_s;
@@ -60,17 +63,16 @@ static void fc_page_rate(struct ut_redo_pace *p, const struct ut_pace_sample *s,
 		if (p->stall_s > p->stall_max)
 			p->stall_max = p->stall_s;
 	}
-	if (s->cleaners_idle) {
-		/* demand, a floor of what the device can do */
-		if (got > p->page_rate)
-			p->page_rate = got;
+	/* idle: demand, a floor of what the device can do (it only
+	 * raises the mean) */
+	if (s->cleaners_idle && got <= p->page_rate)
 		return;
-	}
 	avg_s = p->page_rate > 0 ? s->n_dirty / p->page_rate : 0;
 	if (avg_s < FC_PAGE_AVG_S)
 		avg_s = FC_PAGE_AVG_S;
-	if (!p->page_rate)
-		p->page_rate = got;
+	p->rate_s += dt;
+	if (p->rate_s < avg_s)
+		p->page_rate += (got - p->page_rate) * dt / p->rate_s;
 	else
 		p->page_rate += (got - p->page_rate) * dt / (dt + avg_s);
 }

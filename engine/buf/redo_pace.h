@@ -77,6 +77,7 @@ struct ut_redo_pace {
 	int forecast;
 	uint64_t on_age; /* paced above this age: where cleaners go flat out */
 	double page_rate; /* pages the cleaners write a second, averaged */
+	double rate_s; /* seconds of windows averaged into page_rate */
 	uint64_t pages_written; /* at the last adjustment */
 	double stall_s; /* the cleaners have had work and written nothing */
 	double stall_max; /* the longest such stall lately */
