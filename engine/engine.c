@@ -75,7 +75,7 @@ static void engine_parts_init(struct ut_engine *eng)
 		      &eng->ckpt, eng->opts.batch);
 	ut_flush_set_adaptive(&eng->flush, eng->opts.flushing == UT_FLUSHING_ADAPTIVE);
 	ut_flush_set_pacing(&eng->flush, !eng->opts.no_pacing);
-	if (eng->opts.pace_forecast && !eng->opts.no_pacing)
+	if (!eng->opts.pace_age && !eng->opts.no_pacing)
 		ut_flush_set_forecast(&eng->flush, !eng->store->direct);
 	ut_tree_init(&eng->tree, &eng->pool, &eng->log, &eng->space,
 		     eng->store->ckpt.root_page);

@@ -14,10 +14,11 @@
  * it.  Pacing writers by the age alone does not help: after a leap the
  * age is low and the burst comes anyway.
  *
- * So the writers get a rate, not a threshold: once the age passes half
- * the log, redo may grow at most `rate` bytes a second (a virtual clock
- * each writer checks before a row write, with a 50 ms allowance for
- * bursts).  Every 100 ms the rate is set to what the checkpoint freed a
+ * So the writers get a rate, not a threshold.  The age mode (the
+ * default until the forecast mode below proved steadier; --pacing age):
+ * once the age passes half the log, redo may grow at most `rate` bytes
+ * a second (a virtual clock each writer checks before a row write, with
+ * a 50 ms allowance for bursts).  Every 100 ms the rate is set to what the checkpoint freed a
  * second, averaged over one turn of the dirty pages (the age over that
  * rate, 2-30 s: what the cleaners sustain, the leaps smoothed), times
  * 1 + 2 (target - age) / capacity, between 0.25 and 1.1, with the
@@ -31,7 +32,7 @@
  * pacing turns itself off, so a load the log does not limit is never
  * slowed.
  *
- * The forecast mode (ut_redo_pace_forecast, not yet the default) cuts
+ * The forecast mode (ut_redo_pace_forecast, the engine's default) cuts
  * the loop through the checkpoint: a rate taken from the checkpoint's
  * own pace is the writers' rate of one turn ago played back, so a
  * disturbance (the first burst, a stop, a stalled cleaner) comes back

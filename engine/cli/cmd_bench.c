@@ -29,7 +29,7 @@ static const char bench_help[] =
 	"                         [--warmup S] [--commit sync|lazy] [--update-pct P]\n"
 	"                         [--txn-writes N] [--value-size B] [--pool SIZE]\n"
 	"                         [--cleaners N] [--flushing adaptive|eager] [--rows N]\n"
-	"                         [--pacing on|off|forecast] [--json] [--wait S]\n"
+	"                         [--pacing forecast|age|off] [--json] [--wait S]\n"
 	"\n"
 	"T threads (default 4) run transactions for S seconds (default 10): each is\n"
 	"N row writes (default 1), each an update of a random existing key (P%,\n"
@@ -58,13 +58,14 @@ static const char bench_help[] =
 	"of the log).\n"
 	"--flushing eager (the default: the cleaners flush flat out while the\n"
 	"checkpoint age is over a tenth of the log) or adaptive (they follow the\n"
-	"age and the redo rate from half the log on).  --pacing on (the default)\n"
-	"gives writers a redo rate once the log holds them back (what the\n"
-	"checkpoint frees, pulled toward 9/16 of the log); off: they run until\n"
-	"the stop at 5/8 and wait there (bursts; for comparisons).  forecast:\n"
-	"the rate from the cleaners' page rate and the dirty pages, on from a\n"
-	"tenth of the log; more TPS than the default on the disk models in most\n"
-	"runs, not the default while a cold start still stops writers there.\n"
+	"age and the redo rate from half the log on).  --pacing forecast (the\n"
+	"default; on says the same) gives writers a redo rate from a tenth of\n"
+	"the log on: what lets the cleaners, at their measured page rate, write\n"
+	"every page dirty now before the age reaches 9/16 of the log.  age: the\n"
+	"rate the checkpoint freed over the last turn, pulled toward 9/16, from\n"
+	"half the log on (the default before; bursts for a minute after a cold\n"
+	"start).  off: writers run until the stop at 5/8 and wait there (for\n"
+	"comparisons).\n"
 	"--regime names a whole set, which options given as well override:\n"
 	"  commit  --commit sync --threads 4 --update-pct 75 --txn-writes 1\n"
 	"          --seconds 10 (every commit waits for fdatasync: bound by the\n"
@@ -87,7 +88,7 @@ struct bench {
 	int lazy;
 	int adaptive; /* --flushing adaptive */
 	int no_pacing; /* --pacing off */
-	int pace_forecast; /* --pacing forecast */
+	int pace_age; /* --pacing age */
 	int rows_given;
 	unsigned cleaners;
 	uint64_t version_base;
@@ -407,9 +408,9 @@ static void print_json(struct bench *b, const struct bench_result *r, const char
 	json_str(&j, "flushing", b->adaptive ? "adaptive" : "eager");
 	json_bool(&j, "pacing", !b->no_pacing);
 	json_str(&j, "pacing_mode",
-		 b->no_pacing	  ? "off" :
-		 b->pace_forecast ? "forecast" :
-				    "on");
+		 b->no_pacing ? "off" :
+		 b->pace_age  ? "age" :
+				"forecast");
 	json_u64(&j, "warmup_seconds", b->warmup);
 	json_f64(&j, "seconds", r->seconds);
 	json_u64(&j, "commits", r->commits);
@@ -609,14 +610,14 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 						     UT_FLUSHING_EAGER;
 			break;
 		case 'P':
-			if (strcmp(optarg, "on") && strcmp(optarg, "off") &&
-			    strcmp(optarg, "forecast"))
-				return cli_usage_fail("bench", "--pacing is on, off or forecast, not '%s'",
+			if (strcmp(optarg, "forecast") && strcmp(optarg, "on") &&
+			    strcmp(optarg, "age") && strcmp(optarg, "off"))
+				return cli_usage_fail("bench", "--pacing is forecast (or on), age or off, not '%s'",
 						      optarg);
 			eo->no_pacing = !strcmp(optarg, "off");
-			eo->pace_forecast = !strcmp(optarg, "forecast");
+			eo->pace_age = !strcmp(optarg, "age");
 			b->no_pacing = eo->no_pacing;
-			b->pace_forecast = eo->pace_forecast;
+			b->pace_age = eo->pace_age;
 			break;
 		case 't':
 			if (cli_parse_count("bench", "--threads", optarg, 1,

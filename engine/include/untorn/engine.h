@@ -48,8 +48,8 @@ struct ut_engine_opts {
 	enum ut_flushing flushing; /* default eager */
 	int no_pacing; /* writers only stopped at 5/8 of the log, never
 			* paced (redo_pace.h): for comparisons */
-	int pace_forecast; /* writer pacing's forecast mode (redo_pace.h):
-			    * proven in the model, not yet the default */
+	int pace_age; /* writer pacing's age mode (redo_pace.h), the
+		       * default before the forecast mode: for comparisons */
 };
 
 struct ut_engine_stats {
