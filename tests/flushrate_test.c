@@ -489,8 +489,8 @@ static void sim_sample(const struct sim *s, uint64_t now, struct ut_pace_sample 
 	ps->n_dirty =
 		s->n + (s->sync_rate ? s->unsynced + s->syncing * s->sync_pages : 0);
 	ps->pages_written = s->sync_rate ? s->synced :
-			    s->lump ? s->written - s->written % s->lump :
-				     s->written;
+			    s->lump	 ? s->written - s->written % s->lump :
+					   s->written;
 	ps->cleaners_idle = s->idle;
 }
 
@@ -639,12 +639,10 @@ static const struct sim_cfg sim_points[] = {
 	  0, 0, "the checkpoint's sync stops writers", 20000, 0 },
 	{ "10000 pages, buffered at 20000/s, synced at 600/s", 10000, 600, 64,
 	  0, 0, 0, "the checkpoint's sync stops writers", 20000, 0 },
-	{ "3300 pages, 300/s, 64 MiB, completed 128 at a time", 3300, 300, 64,
-	  0, 0, 0, "the first burst comes back every turn for most of a minute",
-	  0, 128 },
-	{ "10000 pages, 300/s, 64 MiB, completed 128 at a time", 10000, 300, 64,
-	  0, 0, 0, "a turn of 33 s: the first burst comes back for a minute",
-	  0, 128 },
+	{ "3300 pages, 300/s, 64 MiB, completed 128 at a time", 3300, 300, 64, 0, 0,
+	  0, "the first burst comes back every turn for most of a minute", 0, 128 },
+	{ "10000 pages, 300/s, 64 MiB, completed 128 at a time", 10000, 300, 64, 0,
+	  0, 0, "a turn of 33 s: the first burst comes back for a minute", 0, 128 },
 };
 
 #define SIM_POINTS (sizeof(sim_points) / sizeof(sim_points[0]))
@@ -666,8 +664,7 @@ static void sim_report(const struct sim_cfg *c, enum sim_pacing mode)
 		 100.0 * r.peak_age / ((uint64_t)c->log_mib << 20),
 		 r.median / r.predicted);
 	if (mode == SIM_AGE && !ok && c->age_fails) {
-		ktap_skip_case(what, "known failure of the age mode: %s",
-			       c->age_fails);
+		ktap_skip_case(what, "known failure of the age mode: %s", c->age_fails);
 		return;
 	}
 	if (mode == SIM_FORECAST && !ok && c->cache_rate) {
