@@ -71,7 +71,7 @@ static const char bench_help[] =
 	"          --seconds 10 (every commit waits for fdatasync: bound by the\n"
 	"          commit path)\n"
 	"  flush   --commit lazy --threads 8 --update-pct 100 --txn-writes 4\n"
-	"          --seconds 120 --warmup 60 (innodb_flush_log_at_trx_commit=2,\n"
+	"          --seconds 120 --warmup 20 (innodb_flush_log_at_trx_commit=2,\n"
 	"          oltp_write_only's four row writes a transaction: bound by page\n"
 	"          writes once the store is many times the log; see bench-matrix)\n"
 	"\n" CLI_WAIT_HELP;
@@ -550,7 +550,7 @@ static int bench_regime(int argc, char **argv, struct bench *b,
 		b->update_pct = 100;
 		b->txn_writes = 4;
 		b->seconds = 120;
-		b->warmup = 60; /* writer pacing settles in 2-3 turns */
+		b->warmup = 20; /* the forecast pacing settles in 0-6 s */
 	} else {
 		return cli_usage_fail("bench",
 				      "--regime is commit or flush, not '%s'", name);
