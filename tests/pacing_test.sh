@@ -26,13 +26,12 @@ trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
 ktap_plan 2
 
-# the run's figures, judged: GUARD MKFS-OPTS MOUNT-OPTS
+# the run's figures, judged: GUARD [MOUNT-OPTS] (ext4 on a fresh model disk)
 paced_run() {
-	local guard=$1 mkfs_opts=$2 mount_opts=$3 dev
+	local guard=$1 mount_opts=${2:-} dev
 	dev=$("$top/scripts/emulate-hdd" start --name "$name" --size 1G) || return 1
 	mkdir -p "$mnt"
-	# shellcheck disable=SC2086 # the options are words
-	mkfs.ext4 -q -F $mkfs_opts "$dev" && mount ${mount_opts:+-o "$mount_opts"} "$dev" "$mnt" &&
+	mkfs.ext4 -q -F "$dev" && mount ${mount_opts:+-o "$mount_opts"} "$dev" "$mnt" &&
 		"$UNTORN" init "$mnt/s" --guard "$guard" --log-size 8M >/dev/null &&
 		"$UNTORN" load "$mnt/s" --rows 40000 --pool 64M >/dev/null &&
 		"$UNTORN" bench write "$mnt/s" --regime flush --pool 64M --warmup 5 \
@@ -68,9 +67,9 @@ if [ ! -x "$top/build/untorn-hdd" ] || ! command -v mkfs.ext4 >/dev/null; then
 	exit 1
 fi
 
-paced_run doublewrite "" ""
+paced_run doublewrite
 ok $? "$what, doublewrite on ext4: paced, worst second >= 0.5 of the median, none under a quarter, log-space wait <= 1 %"
-paced_run journal "" data=journal
+paced_run journal data=journal
 ok $? "$what, journal on ext4 data=journal: paced, worst second >= 0.5 of the median, none under a quarter, log-space wait <= 1 %"
 
 ktap_finish

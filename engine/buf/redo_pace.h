@@ -18,15 +18,16 @@
  * default until the forecast mode below proved steadier; --pacing age):
  * once the age passes half the log, redo may grow at most `rate` bytes
  * a second (a virtual clock each writer checks before a row write, with
- * a 50 ms allowance for bursts).  Every 100 ms the rate is set to what the checkpoint freed a
- * second, averaged over one turn of the dirty pages (the age over that
- * rate, 2-30 s: what the cleaners sustain, the leaps smoothed), times
- * 1 + 2 (target - age) / capacity, between 0.25 and 1.1, with the
- * target at 9/16 of the log (a sixteenth under the stop): the age is
- * pulled to the target and the rate to the cleaners' pace.  It starts
+ * a 50 ms allowance for bursts).  Every 100 ms the rate is set to what
+ * the checkpoint freed a second, averaged over one turn of the dirty
+ * pages (the age over that rate, 2-30 s: what the cleaners sustain, the
+ * leaps smoothed), times 1 + 2 (target - age) / capacity, between 0.25
+ * and 1.1, with the target at 9/16 of the log (a sixteenth under the
+ * stop): the age is pulled to the target and the rate to the cleaners'
+ * pace.  It starts
  * at a quarter of the redo rate that filled the log.  From the first
- * burst a few turns go by before it has settled: bench write's flush
- * regime warms up for 60 s.  At a steady rate pages are
+ * burst a few turns go by before it has settled (bench write's flush
+ * regime warmed up for 60 s under it).  At a steady rate pages are
  * dirtied and written at spread-out moments and the checkpoint moves
  * smoothly.  After ten seconds with the age below a quarter of the log
  * pacing turns itself off, so a load the log does not limit is never
