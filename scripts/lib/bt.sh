@@ -48,15 +48,18 @@ bt_wait_attached() {
 }
 
 # bt_stop_pid PID SIGNAL: sends SIGNAL (INT: the script prints its maps),
-# repeated once a second in case one goes unnoticed, SIGTERM after 120 s
-# (printing the maps takes bpftrace over 30 s in a busy emulated guest),
-# and reaps it
+# repeated once a second in case one goes unnoticed, SIGTERM after 300 s
+# (printing the maps took bpftrace over 30 s in a busy emulated guest;
+# saying so on stderr, as its maps are then lost), and reaps it
 bt_stop_pid() {
 	local pid=$1 sig=$2 i
-	for i in $(seq 1200); do
+	for i in $(seq 3000); do
 		kill -0 "$pid" 2>/dev/null || break
 		[ $((i % 10)) -eq 1 ] && kill -"$sig" "$pid" 2>/dev/null
-		[ "$i" -eq 1200 ] && kill -TERM "$pid" 2>/dev/null
+		if [ "$i" -eq 3000 ]; then
+			echo "bt.sh: bpftrace (pid $pid) still ran 300 s after SIG$sig: stopped with SIGTERM, its maps are lost" >&2
+			kill -TERM "$pid" 2>/dev/null
+		fi
 		sleep 0.1
 	done
 	wait "$pid" 2>/dev/null
