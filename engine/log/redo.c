@@ -254,6 +254,11 @@ static uint64_t bytes_needed(size_t len)
 	return (len / UT_LOG_PAYLOAD + 2) * UT_LOG_BLOCK;
 }
 
+size_t ut_redo_group_max(const struct ut_redo *log)
+{
+	return (log->buf_size / 2 / UT_LOG_BLOCK - 2) * UT_LOG_PAYLOAD;
+}
+
 int ut_redo_reserve(struct ut_redo *log, size_t len)
 {
 	uint64_t need = bytes_needed(len);

@@ -101,8 +101,11 @@ uint64_t ut_lsn_next_block(uint64_t lsn);
 void ut_redo_append_locked(struct ut_redo *log, const void *group, size_t len,
 			   uint64_t *start, uint64_t *end);
 /* Takes the log mutex once the buffer and the log file have room for len
- * bytes (waiting for the writer or a checkpoint if needed). */
+ * bytes (waiting for the writer or a checkpoint if needed); -E2BIG for a
+ * group over ut_redo_group_max(). */
 int ut_redo_reserve(struct ut_redo *log, size_t len);
+/* The longest group the log takes: half its buffer. */
+size_t ut_redo_group_max(const struct ut_redo *log);
 void ut_redo_release(struct ut_redo *log);
 
 /* Makes the log durable up to lsn (group commit). */

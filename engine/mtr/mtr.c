@@ -17,6 +17,10 @@ void ut_mtr_start(struct ut_mtr *m, const struct ut_mtr_ctx *ctx)
 	m->err = 0;
 	if (m->cap)
 		m->len = UT_LOG_GROUP_HDR;
+	if (!m->pages) {
+		m->pages = m->inline_pages;
+		m->cap_pages = UT_MTR_INLINE_PAGES;
+	}
 }
 
 void ut_mtr_free(struct ut_mtr *m)
@@ -24,6 +28,34 @@ void ut_mtr_free(struct ut_mtr *m)
 	free(m->rec);
 	m->rec = NULL;
 	m->cap = 0;
+	if (m->pages != m->inline_pages)
+		free(m->pages);
+	m->pages = NULL;
+	m->cap_pages = 0;
+}
+
+/* Room in the page array for more pages. */
+static int pages_reserve(struct ut_mtr *m, unsigned more)
+{
+	unsigned cap = m->cap_pages ? m->cap_pages : UT_MTR_INLINE_PAGES;
+	struct ut_mtr_page *grown;
+
+	if (m->pages && m->n_pages + more <= m->cap_pages)
+		return 0;
+	while (cap < m->n_pages + more)
+		cap *= 2;
+	if (m->pages == m->inline_pages) {
+		grown = malloc(cap * sizeof(*grown));
+		if (grown)
+			memcpy(grown, m->pages, m->n_pages * sizeof(*grown));
+	} else {
+		grown = realloc(m->pages, cap * sizeof(*grown));
+	}
+	if (!grown)
+		return -ENOMEM;
+	m->pages = grown;
+	m->cap_pages = cap;
+	return 0;
 }
 
 static struct ut_mtr_page *mtr_slot(struct ut_mtr *m, struct ut_frame *f)
@@ -36,30 +68,48 @@ static struct ut_mtr_page *mtr_slot(struct ut_mtr *m, struct ut_frame *f)
 	return NULL;
 }
 
-static int mtr_track(struct ut_mtr *m, struct ut_frame *f, enum ut_latch_mode mode)
+static struct ut_mtr_page *mtr_held(struct ut_mtr *m, uint32_t page_no)
 {
-	struct ut_mtr_page *p;
+	unsigned i;
 
-	if (m->n_pages == UT_MTR_MAX_PAGES)
-		return -E2BIG;
-	p = &m->pages[m->n_pages++];
+	for (i = 0; i < m->n_pages; i++)
+		if (m->pages[i].f->page_no == page_no)
+			return &m->pages[i];
+	return NULL;
+}
+
+/* The caller made room (pages_reserve). */
+static void mtr_track(struct ut_mtr *m, struct ut_frame *f, enum ut_latch_mode mode)
+{
+	struct ut_mtr_page *p = &m->pages[m->n_pages++];
+
 	memset(p, 0, sizeof(*p));
 	p->f = f;
 	p->mode = mode;
-	return 0;
+	p->refs = 1;
 }
 
 int ut_mtr_get_flags(struct ut_mtr *m, uint32_t page_no, enum ut_latch_mode mode,
 		     unsigned get_flags, struct ut_frame **fp)
 {
+	struct ut_mtr_page *p = mtr_held(m, page_no);
 	int ret;
 
-	if (m->n_pages == UT_MTR_MAX_PAGES)
-		return -E2BIG;
+	if (p) {
+		if (mode == UT_X && p->mode != UT_X)
+			return -EDEADLK;
+		p->refs++;
+		*fp = p->f;
+		return 0;
+	}
+	ret = pages_reserve(m, 1);
+	if (ret)
+		return ret;
 	ret = ut_bpool_get(m->ctx->pool, page_no, mode, get_flags, fp);
 	if (ret)
 		return ret;
-	return mtr_track(m, *fp, mode);
+	mtr_track(m, *fp, mode);
+	return 0;
 }
 
 int ut_mtr_get(struct ut_mtr *m, uint32_t page_no, enum ut_latch_mode mode,
@@ -72,7 +122,13 @@ void ut_mtr_release(struct ut_mtr *m, struct ut_frame *f)
 {
 	struct ut_mtr_page *p = mtr_slot(m, f);
 
-	if (!p || p->modified)
+	if (!p)
+		return;
+	if (p->refs > 1) {
+		p->refs--;
+		return;
+	}
+	if (p->modified)
 		return;
 	ut_bpool_release(m->ctx->pool, f, p->mode);
 	*p = m->pages[--m->n_pages];
@@ -98,6 +154,13 @@ static int rec_reserve(struct ut_mtr *m, size_t n)
 	m->rec = grown;
 	m->cap = cap;
 	return 0;
+}
+
+int ut_mtr_reserve(struct ut_mtr *m, size_t rec_bytes, unsigned pages)
+{
+	int ret = rec_reserve(m, rec_bytes);
+
+	return ret ? ret : pages_reserve(m, pages);
 }
 
 static void mark_block(struct ut_mtr *m, struct ut_frame *f, uint32_t block)
@@ -209,9 +272,7 @@ int ut_mtr_create(struct ut_mtr *m, uint32_t page_no, uint16_t type,
 {
 	int ret;
 
-	if (m->n_pages == UT_MTR_MAX_PAGES)
-		return -E2BIG;
-	if (rec_reserve(m, UT_REC_INIT_SIZE))
+	if (pages_reserve(m, 1) || rec_reserve(m, UT_REC_INIT_SIZE))
 		return -ENOMEM;
 	ret = ut_bpool_create(m->ctx->pool, page_no, fp);
 	if (ret)
@@ -251,6 +312,8 @@ uint64_t ut_mtr_commit(struct ut_mtr *m)
 	unsigned i;
 	int ret;
 
+	if (m->n_recs > 0xffff) /* the group header's count */
+		m->err = -EUCLEAN;
 	if (!m->n_recs || m->err) {
 		mtr_release_all(m);
 		return 0;

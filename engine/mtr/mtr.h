@@ -16,12 +16,15 @@
 #include "log/redo.h"
 #include "store/space.h"
 
-#define UT_MTR_MAX_PAGES 32
+/* Pages an mtr holds without allocating; more grow on the heap (a
+ * transaction's commit holds one leaf per key it writes). */
+#define UT_MTR_INLINE_PAGES 16
 
 struct ut_mtr_page {
 	struct ut_frame *f;
 	enum ut_latch_mode mode;
 	int modified;
+	unsigned refs; /* ut_mtr_get()s of it not yet released */
 	uint64_t touched[UT_MAX_BLOCKS / 64]; /* blocks changed */
 };
 
@@ -39,21 +42,29 @@ struct ut_mtr {
 	unsigned char *rec;
 	size_t len, cap;
 	unsigned n_recs;
-	unsigned n_pages;
-	struct ut_mtr_page pages[UT_MTR_MAX_PAGES];
+	unsigned n_pages, cap_pages;
+	struct ut_mtr_page *pages; /* inline_pages or the heap */
+	struct ut_mtr_page inline_pages[UT_MTR_INLINE_PAGES];
 	int err;
 };
 
-/* m->rec must be NULL (zeroed struct) before the first start; the buffer
- * is kept across mtrs until ut_mtr_free(). */
+/* The mtr must be zeroed before the first start; its buffers are kept
+ * across mtrs until ut_mtr_free(). */
 void ut_mtr_start(struct ut_mtr *m, const struct ut_mtr_ctx *ctx);
 void ut_mtr_free(struct ut_mtr *m);
-/* Latches and fixes page_no for the rest of the mtr. */
+/* Room for rec_bytes more redo and pages more latched pages, so that
+ * nothing after it can fail for memory (-ENOMEM, nothing changed). */
+int ut_mtr_reserve(struct ut_mtr *m, size_t rec_bytes, unsigned pages);
+/* Latches and fixes page_no for the rest of the mtr.  A page the mtr
+ * holds already is returned again (re-entrant: a second descent to a
+ * leaf it changed), if it holds it in a mode that covers mode (X covers
+ * S; S held and X asked is -EDEADLK). */
 int ut_mtr_get(struct ut_mtr *m, uint32_t page_no, enum ut_latch_mode mode,
 	       struct ut_frame **fp);
 int ut_mtr_get_flags(struct ut_mtr *m, uint32_t page_no, enum ut_latch_mode mode,
 		     unsigned get_flags, struct ut_frame **fp);
-/* Lets go of an unmodified page early (latch coupling). */
+/* Lets go of an unmodified page early (latch coupling), once every
+ * ut_mtr_get() of it is released. */
 void ut_mtr_release(struct ut_mtr *m, struct ut_frame *f);
 /* A new page: X-latched, area zeroed, INIT logged. */
 int ut_mtr_create(struct ut_mtr *m, uint32_t page_no, uint16_t type,
