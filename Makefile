@@ -26,7 +26,8 @@
 
 VERSION    := $(shell cat VERSION)
 # 1: struct ut_geom (in struct ut_store) gained the page layout's fields
-SOVERSION  := 1
+# 2: struct ut_txn gained its write set (transactions all or nothing)
+SOVERSION  := 2
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 CC         ?= cc
@@ -114,7 +115,7 @@ $(JWWRITE): $(BUILD)/fs-integration/untorn-jw-write.o $(STATIC_LIB)
 # while its flush is under way), doublewrite slots, read-ahead
 # completions, scans while writers split leaves, crashes while all of it
 # runs
-TSAN_TESTS := ring_test fault_test engine_test scan_test scan_writers_test crash_test flush_test
+TSAN_TESTS := ring_test fault_test engine_test txn_test scan_test scan_writers_test crash_test flush_test
 
 test: all
 	$(MAKE) -C tests run_tests BUILD=$(abspath $(BUILD)) SAN_FLAGS="$(SAN_FLAGS)" \

@@ -2,9 +2,8 @@
 /*
  * engine.c - the engine's open (each layer's part made and wired: the
  * space, pool, log, guard, checkpoints, cleaners and tree, then
- * recovery) and close, the lazy-commit log writer, the row API
- * (transactions of puts and deletes, get, scan, with the log-space check
- * before each change) and the statistics.
+ * recovery) and close, the lazy-commit log writer, reads (get, scan)
+ * and the statistics.  Row writes are txn.c's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -201,114 +200,6 @@ int ut_engine_close_stats(struct ut_engine *eng, struct ut_engine_stats *s,
 uint32_t ut_engine_value_max(const struct ut_engine *eng)
 {
 	return eng->geom.area_size / UT_VALUE_MAX_FRACTION;
-}
-
-static int row_error(struct ut_engine *eng, int ret, struct ut_err *err)
-{
-	if (ret == -ENOSPC || ret == -EDQUOT)
-		return ut_err_set(err, ret, "%s: no space left to grow the data file; free space on the filesystem, then retry (committed rows are safe)",
-				  eng->store->data_path);
-	return ut_err_set(err, ret, "%s: write failed: %s",
-			  eng->store->data_path, strerror(-ret));
-}
-
-/* Before a row write: a cleaner's failure stops it, and it waits here
- * (holding no latch) while the log has no space. */
-static int row_write_begin(struct ut_engine *eng, struct ut_err *err)
-{
-	int ret = ut_flush_fatal(&eng->flush);
-
-	if (ret)
-		return row_error(eng, ret, err);
-	ut_flush_log_free_check(&eng->flush);
-	return 0;
-}
-
-/* The redo of a write ends at lsn: the transaction's commit covers it. */
-static void txn_wrote(struct ut_txn *t, uint64_t lsn)
-{
-	if (lsn > t->lsn)
-		t->lsn = lsn;
-	t->writes++;
-}
-
-void ut_txn_begin(struct ut_engine *eng, struct ut_txn *t)
-{
-	t->eng = eng;
-	t->lsn = 0;
-	t->writes = 0;
-}
-
-int ut_txn_put(struct ut_txn *t, uint64_t key, const void *val, uint32_t len,
-	       struct ut_err *err)
-{
-	struct ut_engine *eng = t->eng;
-	uint64_t lsn = 0;
-	int ret;
-
-	if (len > ut_engine_value_max(eng))
-		return ut_err_set(err, -E2BIG,
-				  "value of %u bytes is larger than %u, 1/8 of a page's record area",
-				  len, ut_engine_value_max(eng));
-	ret = row_write_begin(eng, err);
-	if (ret)
-		return ret;
-	ret = ut_btree_put(&eng->tree, key, val, len, &lsn);
-	if (ret)
-		return row_error(eng, ret, err);
-	txn_wrote(t, lsn);
-	return 0;
-}
-
-int ut_txn_delete(struct ut_txn *t, uint64_t key, struct ut_err *err)
-{
-	struct ut_engine *eng = t->eng;
-	uint64_t lsn = 0;
-	int ret;
-
-	ret = row_write_begin(eng, err);
-	if (ret)
-		return ret;
-	ret = ut_btree_delete(&eng->tree, key, &lsn);
-	if (ret == -ENOENT)
-		return ut_err_set(err, ret, "key %llu not found",
-				  (unsigned long long)key);
-	if (ret)
-		return row_error(eng, ret, err);
-	txn_wrote(t, lsn);
-	return 0;
-}
-
-int ut_txn_commit(struct ut_txn *t, struct ut_err *err)
-{
-	struct ut_engine *eng = t->eng;
-	int ret = 0;
-
-	atomic_fetch_add(&eng->commits, 1);
-	if (eng->opts.commit == UT_COMMIT_SYNC && t->lsn)
-		ret = ut_redo_flush_to(&eng->log, t->lsn);
-	return ret ? row_error(eng, ret, err) : 0;
-}
-
-int ut_put(struct ut_engine *eng, uint64_t key, const void *val, uint32_t len,
-	   struct ut_err *err)
-{
-	struct ut_txn t;
-	int ret;
-
-	ut_txn_begin(eng, &t);
-	ret = ut_txn_put(&t, key, val, len, err);
-	return ret ? ret : ut_txn_commit(&t, err);
-}
-
-int ut_delete(struct ut_engine *eng, uint64_t key, struct ut_err *err)
-{
-	struct ut_txn t;
-	int ret;
-
-	ut_txn_begin(eng, &t);
-	ret = ut_txn_delete(&t, key, err);
-	return ret ? ret : ut_txn_commit(&t, err);
 }
 
 int ut_get(struct ut_engine *eng, uint64_t key, void *buf, uint32_t cap, uint32_t *len)

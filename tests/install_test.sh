@@ -17,11 +17,13 @@ scratch=$prefix
 . "$(dirname "$0")/ktap.sh"
 ktap_plan 11
 
+# the shared library's ABI version, as the Makefile names it
+soversion=$(sed -n 's/^SOVERSION *:= *//p' "$TOP/Makefile")
 make -s -C "$TOP" install BUILD="$BUILD" PREFIX="$prefix/usr" DESTDIR= >"$prefix/log" 2>&1
 rc=$?
 [ $rc -ne 0 ] && sed 's/^/# /' "$prefix/log"
 [ $rc -eq 0 ] && [ -x "$prefix/usr/bin/untorn" ] && [ -f "$prefix/usr/include/untorn.h" ] &&
-	[ -f "$prefix/usr/lib/libuntorn.a" ] && [ -e "$prefix/usr/lib/libuntorn.so.1" ] &&
+	[ -f "$prefix/usr/lib/libuntorn.a" ] && [ -e "$prefix/usr/lib/libuntorn.so.$soversion" ] &&
 	[ -f "$prefix/usr/lib/pkgconfig/untorn.pc" ]
 ok $? "make install puts command, header, static and shared library, untorn.pc under PREFIX"
 

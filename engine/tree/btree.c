@@ -4,7 +4,11 @@
  *
  * Concurrency: the tree latch is taken shared by readers and by writers
  * that change one leaf (optimistic), exclusive by writers that split
- * (pessimistic).  Pages are latched top-down with coupling.
+ * (pessimistic) and by a transaction's commit, which makes room for its
+ * rows first and then changes every leaf it writes in one mtr.  Pages are
+ * latched top-down with coupling.  The transaction gate keeps a scan and
+ * such a commit apart, so that a scan sees a transaction whole or not at
+ * all.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -23,6 +27,8 @@
 #define LEAF_HDR 10u
 #define NODE_REC 12u
 #define MAX_HEIGHT 12
+#define GATE_SCAN 0
+#define GATE_COMMIT 1
 
 static struct ut_tree *tree_of(const struct ut_mtr *m)
 {
@@ -117,7 +123,7 @@ static void node_rebuild(struct ut_mtr *m, struct ut_frame *f,
 		put_le16(tmp + BT_SLOTS + 2 * i, top);
 	}
 	put_le16(tmp + BT_N, n);
-	put_le16(tmp + BT_HEAP, top);
+	put_le16(tmp + BT_HEAP, top < area ? top : 0); /* 0: empty */
 	put_le16(tmp + BT_GARBAGE, 0);
 	ut_mtr_write(m, f, 0, tmp, BT_SLOTS + 2 * n);
 	if (top < area)
@@ -265,8 +271,9 @@ static int descend(struct ut_mtr *m, uint64_t key, enum ut_latch_mode leaf_mode,
 
 /* ---- split ---------------------------------------------------------- */
 
-static int split_insert(struct ut_mtr *m, struct ut_frame **path, unsigned depth,
-			unsigned level_idx, unsigned pos, const struct bt_rec *rec);
+static int split_insert(struct ut_mtr *m, struct ut_frame **path,
+			unsigned depth, unsigned level_idx, unsigned pos,
+			const struct bt_rec *rec, const uint64_t *at);
 
 /* Inserts rec at pos in path[i], splitting as needed. */
 static int insert_at(struct ut_mtr *m, struct ut_frame **path, unsigned depth,
@@ -274,7 +281,7 @@ static int insert_at(struct ut_mtr *m, struct ut_frame **path, unsigned depth,
 {
 	if (node_insert_fits(area_of(m), path[i], rec->size))
 		return node_insert(m, path[i], pos, rec);
-	return split_insert(m, path, depth, i, pos, rec);
+	return split_insert(m, path, depth, i, pos, rec, NULL);
 }
 
 /* Moves the root's content to a new page, making the root its parent. */
@@ -368,8 +375,15 @@ static unsigned split_point(const struct bt_rec *recs, unsigned n, unsigned pos,
 	return n - 1;
 }
 
-static int split_insert(struct ut_mtr *m, struct ut_frame **path, unsigned depth,
-			unsigned i, unsigned pos, const struct bt_rec *rec)
+/*
+ * Splits path[i], with rec inserted at pos; or, rec NULL, at the first
+ * record whose key is >= *at with *at as the separator: room made where
+ * a transaction's rows will go, which may leave either half empty until
+ * they come.
+ */
+static int split_insert(struct ut_mtr *m, struct ut_frame **path,
+			unsigned depth, unsigned i, unsigned pos,
+			const struct bt_rec *rec, const uint64_t *at)
 {
 	uint32_t area = area_of(m), page_no;
 	unsigned char *buf, *tmp, sep[NODE_REC];
@@ -378,7 +392,7 @@ static int split_insert(struct ut_mtr *m, struct ut_frame **path, unsigned depth
 	unsigned n, cut, ppos;
 	int ret = -ENOMEM;
 
-	buf = malloc(area + rec->size);
+	buf = malloc(area + (rec ? rec->size : 0));
 	tmp = malloc(area);
 	recs = malloc((area / 2 + 2) * sizeof(*recs));
 	if (!buf || !tmp || !recs)
@@ -390,11 +404,15 @@ static int split_insert(struct ut_mtr *m, struct ut_frame **path, unsigned depth
 	}
 	left = path[i];
 	n = collect(left, rec, pos, recs, buf);
-	if (n < 2) { /* a full node holds records: this one is damaged */
+	if (at) {
+		for (cut = 0; cut < n && get_le64(recs[cut].p) < *at; cut++)
+			;
+	} else if (n < 2) { /* a full node holds records: this one is damaged */
 		ret = -EUCLEAN;
 		goto out_free;
+	} else {
+		cut = split_point(recs, n, pos, left->meta.page_no); /* 1..n-1 */
 	}
-	cut = split_point(recs, n, pos, left->meta.page_no); /* 1..n-1 */
 	ret = ut_space_alloc(m->ctx->space, &page_no);
 	if (!ret)
 		ret = ut_mtr_create(m, page_no, UT_PAGE_BTREE, left->meta.level, &right);
@@ -407,8 +425,10 @@ static int split_insert(struct ut_mtr *m, struct ut_frame **path, unsigned depth
 		if (ret)
 			goto out_free;
 	}
-	/* collect() filled recs[0..n) and cut < n: clang-tidy 14 cannot see it */
-	memcpy(sep, recs[cut].p, 8); /* NOLINT(clang-analyzer-core.CallAndMessage) */
+	if (at)
+		put_le64(sep, *at);
+	else /* collect() filled recs[0..n) and cut < n: clang-tidy 14 cannot see it */
+		memcpy(sep, recs[cut].p, 8); /* NOLINT(clang-analyzer-core.CallAndMessage) */
 	put_le32(sep + 8, page_no);
 	ppos = child_slot(path[i + 1], get_le64(sep)) + 1;
 	ret = insert_at(m, path, depth, i + 1, ppos, &sep_rec);
@@ -478,7 +498,26 @@ static int put_pessimistic(struct ut_mtr *m, uint64_t key,
 	pos = lower_bound(leaf, key);
 	if (pos < n_recs(leaf) && rec_key(leaf, pos) == key)
 		node_remove(m, leaf, pos);
-	return split_insert(m, path, depth, 0, pos, rec);
+	return split_insert(m, path, depth, 0, pos, rec, NULL);
+}
+
+/* Ends m: commits it (*lsn: its group's end, 0 if it changed nothing),
+ * or on error aborts it, when a change it made cannot be undone
+ * (-EUCLEAN: the pages in memory are ahead of the log). */
+static int mtr_end(struct ut_mtr *m, int ret, uint64_t *lsn)
+{
+	uint64_t end;
+
+	if (ret < 0) {
+		if (m->n_recs)
+			ret = -EUCLEAN;
+		ut_mtr_abort(m);
+		return ret;
+	}
+	end = ut_mtr_commit(m);
+	if (lsn)
+		*lsn = end;
+	return m->err;
 }
 
 void ut_tree_init(struct ut_tree *t, struct ut_bpool *pool, struct ut_redo *log,
@@ -490,6 +529,7 @@ void ut_tree_init(struct ut_tree *t, struct ut_bpool *pool, struct ut_redo *log,
 	t->root = root;
 	t->smo_seq = 0;
 	ut_rwlock_init(&t->latch, UT_LATCH_TREE);
+	ut_gate_init(&t->gate, UT_LATCH_TREE);
 }
 
 int ut_btree_put(struct ut_tree *t, uint64_t key, const void *val, uint32_t len,
@@ -518,16 +558,7 @@ int ut_btree_put(struct ut_tree *t, uint64_t key, const void *val, uint32_t len,
 		ut_mtr_start(&m, &t->ctx);
 		ret = put_pessimistic(&m, key, &rec, len);
 	}
-	if (ret < 0) {
-		/* nothing logged is committed: the mtr may have changed
-		 * pages in memory only if it failed half way */
-		if (m.n_recs)
-			ret = -EUCLEAN;
-		ut_mtr_abort(&m);
-	} else {
-		*lsn = ut_mtr_commit(&m);
-		ret = m.err;
-	}
+	ret = mtr_end(&m, ret, lsn);
 	ut_rwlock_unlock(&t->latch);
 	ut_mtr_free(&m);
 	free(buf);
@@ -559,6 +590,307 @@ int ut_btree_delete(struct ut_tree *t, uint64_t key, uint64_t *lsn)
 	}
 	ut_rwlock_unlock(&t->latch);
 	ut_mtr_free(&m);
+	return ret;
+}
+
+/* ---- a transaction's rows as one mtr -------------------------------- */
+
+/* Redo bytes of one ut_mtr_write() of x bytes at most: a record per
+ * page block it touches; *recs counts them. */
+static size_t redo_write_max(uint32_t x, uint32_t block_min, unsigned *recs)
+{
+	unsigned pieces = x / block_min + 2;
+
+	*recs += pieces;
+	return x + (size_t)UT_REC_WRITE_HDR * pieces;
+}
+
+void ut_btree_op_bound(const struct ut_tree *t, uint32_t len, int del,
+		       size_t *bytes, unsigned *recs)
+{
+	const struct ut_geom *g = &t->ctx.pool->geom;
+	uint32_t block, boff, first, rest = UINT32_MAX, slots;
+	size_t b;
+	unsigned r = 0;
+
+	ut_page_locate(g, 0, &block, &boff, &first);
+	if (g->n_blocks > 1)
+		ut_page_locate(g, first, &block, &boff, &rest);
+	if (rest < first)
+		first = rest;
+	slots = 2 * (g->area_size / (LEAF_HDR + 2)) + 2;
+	/* a delete, or a put's removal of the row it replaces: the slots
+	 * moved, the count and the garbage */
+	b = redo_write_max(slots, first, &r) + 2 * redo_write_max(2, first, &r);
+	if (!del) /* the insert: record, slots, count, heap top */
+		b += redo_write_max(LEAF_HDR + len, first, &r) +
+		     redo_write_max(slots, first, &r) +
+		     2 * redo_write_max(2, first, &r) + redo_write_max(2, first, &r);
+	*bytes = b;
+	*recs = r;
+}
+
+/* The bytes op may add to its leaf: none for a delete or a same-length
+ * overwrite, which change the leaf in place. */
+static uint32_t op_need(const struct ut_frame *leaf, const struct ut_tree_op *op)
+{
+	unsigned pos = lower_bound(leaf, op->key);
+
+	if (op->del)
+		return 0;
+	if (pos < n_recs(leaf) && rec_key(leaf, pos) == op->key &&
+	    get_le16(rec_at(leaf, pos) + 8) == op->len)
+		return 0;
+	return LEAF_HDR + op->len + 2;
+}
+
+/* Latches X in m the leaf ops[0] goes to: *k of the ops from ops[0] on
+ * go to it, adding *need bytes. */
+static int op_group(struct ut_mtr *m, const struct ut_tree_op *ops, unsigned n,
+		    struct ut_frame **leafp, unsigned *k, uint32_t *need)
+{
+	struct ut_frame *path[MAX_HEIGHT + 1], *leaf;
+	unsigned depth, j;
+	int ret;
+
+	ret = descend(m, ops[0].key, UT_X, 0, path, &depth);
+	if (ret)
+		return ret;
+	leaf = path[0];
+	*need = op_need(leaf, &ops[0]);
+	for (j = 1; j < n; j++) {
+		ret = descend(m, ops[j].key, UT_S, 0, path, &depth);
+		if (ret)
+			return ret;
+		ut_mtr_release(m, path[0]);
+		if (path[0] != leaf)
+			break;
+		*need += op_need(leaf, &ops[j]);
+	}
+	*leafp = leaf;
+	*k = j;
+	return 0;
+}
+
+/* The next row of leaf once ops[0..k) are applied (size 0: none left). */
+struct merged {
+	const struct ut_frame *leaf;
+	const struct ut_tree_op *ops;
+	unsigned i, n, j, k;
+};
+
+static uint32_t merged_next(struct merged *mg, uint64_t *key)
+{
+	const struct ut_tree_op *op;
+	int same;
+
+	while (mg->i < mg->n || mg->j < mg->k) {
+		op = mg->j < mg->k ? &mg->ops[mg->j] : NULL;
+		if (op && (mg->i == mg->n || op->key <= rec_key(mg->leaf, mg->i))) {
+			same = mg->i < mg->n && rec_key(mg->leaf, mg->i) == op->key;
+			mg->i += same;
+			mg->j++;
+			if (op->del)
+				continue;
+			*key = op->key;
+			return LEAF_HDR + op->len + 2;
+		}
+		*key = rec_key(mg->leaf, mg->i);
+		return rec_size(mg->leaf, rec_at(mg->leaf, mg->i++)) + 2;
+	}
+	return 0;
+}
+
+/* Where to split leaf so that its rows, ops[0..k) applied, halve: the
+ * key of the first row past half of their bytes, never the first row's
+ * (so the cut lies inside the leaf's key range). */
+static int cut_key(const struct ut_frame *leaf, const struct ut_tree_op *ops,
+		   unsigned k, uint64_t *at)
+{
+	struct merged mg = { leaf, ops, 0, n_recs(leaf), 0, k };
+	uint64_t total = 0, acc = 0, key;
+	unsigned rows = 0;
+	uint32_t size;
+
+	while ((size = merged_next(&mg, &key)))
+		total += size;
+	mg.i = mg.j = 0;
+	while ((size = merged_next(&mg, &key))) {
+		if (rows++ && 2 * acc >= total) {
+			*at = key;
+			return 0;
+		}
+		acc += size;
+	}
+	if (rows < 2) /* one row always fits in a leaf */
+		return -EUCLEAN;
+	*at = key;
+	return 0;
+}
+
+/*
+ * Makes room in every leaf ops go to, under the tree's X latch: a leaf
+ * short of room is compacted or split where the rows will go, each in
+ * an mtr of its own.  None of it changes a row, so a crash or a full
+ * disk half way leaves nothing of the transaction.
+ */
+static int make_room(struct ut_tree *t, const struct ut_tree_op *ops, unsigned n)
+{
+	uint32_t area = t->ctx.pool->geom.area_size, need;
+	struct ut_frame *path[MAX_HEIGHT + 1], *leaf;
+	unsigned i = 0, k, depth, rounds = 0;
+	struct ut_mtr m = { 0 };
+	uint64_t at;
+	int ret = 0;
+
+	while (i < n && !ret) {
+		if (rounds++ > 4 * n + 64) { /* each split halves a leaf */
+			ret = -EUCLEAN;
+			break;
+		}
+		ut_mtr_start(&m, &t->ctx);
+		ret = op_group(&m, ops + i, n - i, &leaf, &k, &need);
+		if (ret || need <= free_space(area, leaf)) {
+			ut_mtr_abort(&m);
+			i += ret ? 0 : k;
+			continue;
+		}
+		if (need <= free_space(area, leaf) + get_le16(leaf->area + BT_GARBAGE)) {
+			ret = mtr_end(&m, node_compact(&m, leaf), NULL);
+			continue;
+		}
+		ret = cut_key(leaf, ops + i, k, &at);
+		ut_mtr_abort(&m);
+		if (ret)
+			break;
+		ut_mtr_start(&m, &t->ctx);
+		ret = descend(&m, ops[i].key, UT_X, 1, path, &depth);
+		if (!ret)
+			ret = ut_space_reserve(t->ctx.space, depth + 2);
+		if (!ret)
+			ret = split_insert(&m, path, depth, 0, 0, NULL, &at);
+		ret = mtr_end(&m, ret, NULL);
+	}
+	ut_mtr_free(&m);
+	return ret;
+}
+
+/* Applies op to its leaf, which make_room left room for. */
+static int apply_op(struct ut_mtr *m, struct ut_frame *leaf,
+		    const struct ut_tree_op *op, unsigned char *buf)
+{
+	struct bt_rec rec;
+	unsigned pos;
+	int ret;
+
+	if (op->del) {
+		pos = lower_bound(leaf, op->key);
+		if (pos < n_recs(leaf) && rec_key(leaf, pos) == op->key)
+			node_remove(m, leaf, pos);
+		return 0;
+	}
+	make_leaf_rec(buf, op->key, op->val, op->len, &rec);
+	ret = leaf_put(m, leaf, &rec, op->key, op->len);
+	return ret == 1 ? -EUCLEAN : ret;
+}
+
+/* Whether leaf has room for what ops[0..k) add to it, in place. */
+static int leaf_has_room(const struct ut_mtr *m, const struct ut_frame *leaf,
+			 const struct ut_tree_op *ops, unsigned k)
+{
+	uint32_t need = 0;
+	unsigned i;
+
+	for (i = 0; i < k; i++)
+		need += op_need(leaf, &ops[i]);
+	return need <= free_space(area_of(m), leaf);
+}
+
+/*
+ * Latches X every leaf ops go to, in key order, changing nothing (a
+ * read that fails leaves the transaction unapplied); then, if each has
+ * room for its rows (else 1, nothing changed), changes them.  Beside
+ * other such commits this cannot deadlock: all take leaves in key order,
+ * a single write holds one leaf, internal pages are X only under the
+ * tree latch X, and the gate keeps scans (whose read-ahead holds frames
+ * while it waits for a leaf) out.
+ */
+static int apply_ops(struct ut_tree *t, const struct ut_tree_op *ops, unsigned n,
+		     struct ut_frame **leaves, unsigned char *buf, uint64_t *lsn)
+{
+	struct ut_frame *path[MAX_HEIGHT + 1];
+	struct ut_mtr m = { 0 };
+	size_t bytes = 0, b;
+	unsigned i, first = 0, depth, recs = 0, r;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ut_btree_op_bound(t, ops[i].len, ops[i].del, &b, &r);
+		bytes += b;
+		recs += r;
+	}
+	ut_mtr_start(&m, &t->ctx);
+	ret = recs > 0xffff ? -E2BIG : ut_mtr_reserve(&m, bytes, n + MAX_HEIGHT + 1);
+	for (i = 0; i < n && !ret; i++) {
+		ret = descend(&m, ops[i].key, UT_X, 0, path, &depth);
+		leaves[i] = ret ? NULL : path[0];
+		if (!ret && leaves[i] != leaves[first]) {
+			if (!leaf_has_room(&m, leaves[first], ops + first, i - first))
+				ret = 1;
+			first = i;
+		}
+	}
+	if (!ret && !leaf_has_room(&m, leaves[first], ops + first, n - first))
+		ret = 1;
+	if (ret) {
+		ut_mtr_abort(&m); /* nothing changed yet */
+		ut_mtr_free(&m);
+		return ret;
+	}
+	for (i = 0; i < n && !ret; i++)
+		ret = apply_op(&m, leaves[i], &ops[i], buf);
+	ret = mtr_end(&m, ret, lsn);
+	ut_mtr_free(&m);
+	return ret;
+}
+
+int ut_btree_apply(struct ut_tree *t, const struct ut_tree_op *ops, unsigned n,
+		   uint64_t *lsn)
+{
+	struct ut_frame **leaves =
+		calloc(n, sizeof(*leaves)); /* NOLINT(bugprone-sizeof-expression): pointers */
+	uint32_t longest = 0;
+	unsigned char *buf;
+	unsigned i;
+	int ret;
+
+	*lsn = 0;
+	for (i = 0; i < n; i++)
+		if (!ops[i].del && ops[i].len > longest)
+			longest = ops[i].len;
+	buf = malloc(LEAF_HDR + longest);
+	if (!leaves || !buf) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	ut_gate_enter(&t->gate, GATE_COMMIT);
+	ut_rwlock_rdlock(&t->latch);
+	ret = apply_ops(t, ops, n, leaves, buf, lsn);
+	ut_rwlock_unlock(&t->latch);
+	if (ret == 1) { /* a leaf short of room: make it, alone */
+		ut_rwlock_wrlock(&t->latch);
+		t->smo_seq++;
+		ret = make_room(t, ops, n);
+		if (!ret)
+			ret = apply_ops(t, ops, n, leaves, buf, lsn);
+		if (ret == 1)
+			ret = -EUCLEAN; /* make_room made it */
+		ut_rwlock_unlock(&t->latch);
+	}
+	ut_gate_leave(&t->gate, GATE_COMMIT);
+out_free:
+	free(leaves);
+	free(buf);
 	return ret;
 }
 
@@ -611,6 +943,7 @@ int ut_btree_scan_hooked(struct ut_tree *t, uint64_t from, ut_row_fn fn, void *u
 	unsigned depth, i;
 	int ret, stop = 0;
 
+	ut_gate_enter(&t->gate, GATE_SCAN);
 	ut_rwlock_rdlock(&t->latch);
 	ut_mtr_start(&m, &t->ctx);
 	ret = descend(&m, from, UT_S, 0, path, &depth);
@@ -653,6 +986,7 @@ int ut_btree_scan_hooked(struct ut_tree *t, uint64_t from, ut_row_fn fn, void *u
 out_unlocked:
 	ut_mtr_abort(&m);
 	ut_mtr_free(&m);
+	ut_gate_leave(&t->gate, GATE_SCAN);
 	return ret;
 }
 

@@ -10,7 +10,8 @@
  *   leaf:     le64 key, le16 value length, value
  *   internal: le64 key, le32 child (the first record's key means -inf)
  * The root is always page 1: a root split moves the root's records to a
- * new page.  A split takes a new page at the end of the file, so a tree
+ * new page.  A leaf may be empty (its rows deleted, or split ahead of a
+ * transaction's rows that never came).  A split takes a new page at the end of the file, so a tree
  * loaded in random key order is fragmented on disk.
  */
 #ifndef UNTORN_BTREE_H
@@ -19,6 +20,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <untorn/latch.h>
+#include "base/gate.h"
 #include "mtr/mtr.h"
 
 /* Called per row of a scan, in key order; nonzero stops it (the same
@@ -32,6 +34,18 @@ struct ut_tree {
 					 * X: a split */
 	uint64_t smo_seq; /* splits begun (under the X latch): a scan
 			   * between two leaves sees whether one happened */
+	struct ut_gate gate; /* scans on one side (all of a scan), commits
+			      * of transactions (ut_btree_apply) on the
+			      * other: taken before the tree latch */
+};
+
+/* One row write of a transaction: a put of len bytes at val, or a
+ * delete (del). */
+struct ut_tree_op {
+	uint64_t key;
+	const void *val;
+	uint32_t len;
+	int del;
 };
 
 void ut_tree_init(struct ut_tree *t, struct ut_bpool *pool, struct ut_redo *log,
@@ -40,6 +54,21 @@ void ut_tree_init(struct ut_tree *t, struct ut_bpool *pool, struct ut_redo *log,
 int ut_btree_put(struct ut_tree *t, uint64_t key, const void *val, uint32_t len,
 		 uint64_t *lsn);
 int ut_btree_delete(struct ut_tree *t, uint64_t key, uint64_t *lsn);
+/* The redo bytes and records one write of len value bytes (or a delete)
+ * adds to ut_btree_apply()'s group at most: what a transaction's size is
+ * checked against before its commit. */
+void ut_btree_op_bound(const struct ut_tree *t, uint32_t len, int del,
+		       size_t *bytes, unsigned *recs);
+/* Applies ops (in key order, one per key) as one mini-transaction, one
+ * redo group, so that recovery keeps all of them or none, and no reader
+ * sees some without the others.  Beside other writers when every leaf
+ * the rows go to has room (the tree latch S, the leaves X in key order);
+ * else, under the tree latch X, it first makes room (splits and
+ * compactions, each an mtr of its own that changes no row).  A delete
+ * of an absent key does nothing.  *lsn: the group's end (0: no change).
+ * A failure after the first change is -EUCLEAN. */
+int ut_btree_apply(struct ut_tree *t, const struct ut_tree_op *ops, unsigned n,
+		   uint64_t *lsn);
 int ut_btree_get(struct ut_tree *t, uint64_t key, void *buf, uint32_t cap,
 		 uint32_t *len);
 int ut_btree_scan(struct ut_tree *t, uint64_t from, ut_row_fn fn, void *user);

@@ -5,11 +5,12 @@
  * threads writing through the store's guard (doublewrite), checkpoints,
  * and crash recovery on open.
  *
- * A row write (put or delete) is one mini-transaction, atomic through
- * redo.  ut_put() and ut_delete() are transactions of one write; a
- * transaction of several (ut_txn_*) applies each write at once and makes
- * them all durable with one wait at commit: when ut_txn_commit() returns
- * in `sync` commit mode, or within 100 ms of it in `lazy` mode.
+ * A transaction (ut_txn_*) is all or nothing: its writes are applied at
+ * its commit as one mini-transaction, one redo group, so that after any
+ * crash recovery keeps every write of it or none, and no reader sees
+ * some of them without the others.  ut_put() and ut_delete() are
+ * transactions of one write.  A commit is durable when ut_txn_commit()
+ * returns in `sync` commit mode, or within 100 ms of it in `lazy` mode.
  */
 #ifndef UNTORN_ENGINE_H
 #define UNTORN_ENGINE_H
@@ -100,25 +101,51 @@ int ut_delete(struct ut_engine *eng, uint64_t key, struct ut_err *err);
 
 /*
  * A transaction of several row writes, committed once (sysbench's
- * oltp_write_only: four statements, one commit).  Durable together, not
- * atomic together: untorn keeps no undo log, so a crash before the commit
- * returns may keep some of the writes (each one whole, never part of
- * one); what a commit acknowledged is kept.  A failed write leaves the
- * earlier ones applied: commit what was done, or let them go uncommitted.
+ * oltp_write_only: four statements, one commit): all or nothing.
+ *
+ * Its writes stay in the transaction (the last write to a key replaces
+ * an earlier one) until ut_txn_commit() applies them together: after a
+ * crash at any point, recovery keeps all of them or none, and what a
+ * commit acknowledged is kept.  Readers (ut_get, ut_scan, another
+ * transaction's ut_txn_get) see a transaction whole once its commit has
+ * applied it, and nothing of it before; a scan running holds back
+ * commits of several writes until it ends.  ut_txn_get() sees the
+ * transaction's own writes.  ut_txn_rollback() lets them go.
+ *
+ * There are no row locks: writes are blind, and of two transactions
+ * writing one key the one that commits last wins, all of its writes
+ * together.  A delete of a key that another commit removed meanwhile
+ * does nothing.
+ *
+ * A write that would make the transaction larger than one commit can
+ * apply (keys for a quarter of the pool's pages, redo for 3/32 of the
+ * log) is refused with -E2BIG and a message; the transaction goes on
+ * without it.  Every begun transaction ends with ut_txn_commit() or
+ * ut_txn_rollback(), which free what it holds.
  */
 struct ut_txn {
 	struct ut_engine *eng;
-	uint64_t lsn; /* the end of the last write's redo, 0: none yet */
-	unsigned writes;
+	uint64_t lsn; /* after the commit: its redo's end (0: no change) */
+	unsigned writes; /* puts and deletes taken */
+	void *ws; /* the write set (txn.c) */
 };
 
 void ut_txn_begin(struct ut_engine *eng, struct ut_txn *t);
 int ut_txn_put(struct ut_txn *t, uint64_t key, const void *val, uint32_t len,
 	       struct ut_err *err);
-/* -ENOENT (the transaction goes on) when the key is absent. */
+/* -ENOENT (the transaction goes on) when the key is absent, or deleted
+ * by this transaction already. */
 int ut_txn_delete(struct ut_txn *t, uint64_t key, struct ut_err *err);
-/* Waits, in sync mode, for the redo of every write to be durable. */
+/* ut_get() as this transaction sees the store: its own writes first. */
+int ut_txn_get(struct ut_txn *t, uint64_t key, void *buf, uint32_t cap, uint32_t *len);
+/* Applies every write as one, then waits, in sync mode, for its redo to
+ * be durable.  The transaction is over whatever it returns; on an error
+ * none of its writes was applied, but for -EUCLEAN: pages changed in
+ * memory before a failure, never expected (the commit reserves what it
+ * needs first). */
 int ut_txn_commit(struct ut_txn *t, struct ut_err *err);
+/* Ends the transaction, leaving no trace of it. */
+void ut_txn_rollback(struct ut_txn *t);
 
 typedef int (*ut_scan_fn)(uint64_t key, const void *val, uint32_t len, void *user);
 /* Calls fn for every key >= from in key order until fn returns non-zero. */

@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: MIT
+/*
+ * txn_test.c - transactions all or nothing: rollback and an unfinished
+ * transaction leave no trace, a transaction reads its own writes and
+ * nobody else does before its commit, the last write to a key wins, a
+ * transaction too large is refused at the write that makes it so with
+ * nothing applied, the last of two commits to a key wins, hundreds of
+ * ascending inserts in one commit (leaves split ahead of them), scanners
+ * that never see a transfer half made, and kill -9 at random points of
+ * transactions of 16 writes: after recovery each is whole or absent.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <untorn/engine.h>
+#include <untorn/store.h>
+#include "rowgen.h"
+#include "ktap.h"
+#include "testlib.h"
+
+static char dir[300];
+
+static int make_store(const char *name, uint64_t log_size)
+{
+	struct ut_init_opts io = { .page_size = 16384,
+				   .guard = UT_GUARD_DOUBLEWRITE,
+				   .log_size = log_size };
+	struct ut_err err = { "" };
+
+	snprintf(dir, sizeof(dir), "%s/%s", test_scratch, name);
+	if (ut_store_init(dir, &io, &err)) {
+		ktap_diag("init: %s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static struct ut_engine *open_engine(uint64_t pool, enum ut_commit_mode commit)
+{
+	struct ut_engine_opts o;
+	struct ut_engine *eng;
+	struct ut_err err = { "" };
+
+	ut_engine_opts_default(&o);
+	o.pool_bytes = pool;
+	o.commit = commit;
+	if (ut_engine_open(dir, &o, &eng, NULL, &err)) {
+		ktap_diag("open: %s", err.msg);
+		return NULL;
+	}
+	return eng;
+}
+
+/* The version row_value() gave key's row, 0 when absent or wrong. */
+static uint64_t version_of(struct ut_engine *eng, uint64_t key)
+{
+	unsigned char val[4096];
+	uint64_t ver;
+	uint32_t len;
+
+	if (ut_get(eng, key, val, sizeof(val), &len) || row_check(val, len, key, &ver))
+		return 0;
+	return ver;
+}
+
+static int put_version(struct ut_txn *t, uint64_t key, uint64_t ver)
+{
+	unsigned char val[100];
+	struct ut_err err = { "" };
+
+	row_value(val, sizeof(val), key, ver, 0);
+	return ut_txn_put(t, key, val, sizeof(val), &err);
+}
+
+/* Keys 0..n-1 at version 1, committed one by one. */
+static int load(struct ut_engine *eng, uint64_t n)
+{
+	unsigned char val[100];
+	struct ut_err err = { "" };
+	uint64_t k;
+
+	for (k = 0; k < n; k++) {
+		row_value(val, sizeof(val), k, 1, 0);
+		if (ut_put(eng, k, val, sizeof(val), &err))
+			return -1;
+	}
+	return 0;
+}
+
+static void rollback_and_own_writes(void)
+{
+	struct ut_engine *eng;
+	struct ut_err err = { "" };
+	unsigned char val[200];
+	struct ut_txn t;
+	uint32_t len;
+	uint64_t ver;
+	int ok = 1;
+
+	if (make_store("own", 8 << 20) ||
+	    !(eng = open_engine(8 << 20, UT_COMMIT_SYNC)) || load(eng, 100)) {
+		ktap_ok(0, "a transaction reads its own writes, nobody else does; rollback leaves nothing");
+		return;
+	}
+	ut_txn_begin(eng, &t);
+	ok &= !put_version(&t, 5, 2) && !put_version(&t, 500, 2);
+	ok &= !ut_txn_delete(&t, 7, &err);
+	/* its own view */
+	ok &= !ut_txn_get(&t, 5, val, sizeof(val), &len) &&
+	      !row_check(val, len, 5, &ver) && ver == 2;
+	ok &= ut_txn_get(&t, 7, val, sizeof(val), &len) == -ENOENT;
+	ok &= !ut_txn_get(&t, 500, val, sizeof(val), &len);
+	ok &= ut_txn_delete(&t, 7, &err) == -ENOENT; /* deleted already */
+	/* everybody else's: nothing yet */
+	ok &= version_of(eng, 5) == 1 && version_of(eng, 7) == 1 &&
+	      ut_get(eng, 500, val, sizeof(val), &len) == -ENOENT;
+	ut_txn_rollback(&t);
+	ok &= version_of(eng, 5) == 1 && version_of(eng, 7) == 1 &&
+	      ut_get(eng, 500, val, sizeof(val), &len) == -ENOENT;
+	/* a put then a delete of a new key, and a key written twice */
+	ut_txn_begin(eng, &t);
+	ok &= !put_version(&t, 600, 3) && !ut_txn_delete(&t, 600, &err);
+	ok &= !put_version(&t, 8, 4) && !put_version(&t, 8, 5);
+	ok &= ut_txn_delete(&t, 9999, &err) == -ENOENT && t.writes == 4;
+	ok &= !ut_txn_commit(&t, &err);
+	ok &= ut_get(eng, 600, val, sizeof(val), &len) == -ENOENT &&
+	      version_of(eng, 8) == 5;
+	/* an unfinished transaction, then a restart */
+	ut_txn_begin(eng, &t);
+	ok &= !put_version(&t, 9, 6);
+	ok &= !ut_engine_close(eng, &err);
+	ut_txn_rollback(&t);
+	eng = open_engine(8 << 20, UT_COMMIT_SYNC);
+	ok &= eng && version_of(eng, 9) == 1 && version_of(eng, 8) == 5 &&
+	      version_of(eng, 5) == 1;
+	if (eng)
+		ut_engine_close(eng, &err);
+	ktap_ok(ok, "a transaction reads its own writes, nobody else does; rollback leaves nothing; the last write to a key wins");
+}
+
+/* Writes new keys until one is refused: *n taken before it. */
+static int fill_until_refused(struct ut_txn *t, uint64_t first, unsigned *n,
+			      struct ut_err *err)
+{
+	unsigned char val[100];
+	int ret;
+
+	for (*n = 0; *n < 100000; ++*n) {
+		row_value(val, sizeof(val), first + *n, 2, 0);
+		ret = ut_txn_put(t, first + *n, val, sizeof(val), err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void too_large(void)
+{
+	struct ut_err err = { "" }, err2 = { "" };
+	struct ut_engine *eng;
+	struct ut_txn t;
+	unsigned n = 0, i;
+	int ok = 1, ret;
+
+	/* 2 MiB of 16 KiB pages: keys for 32 */
+	if (make_store("big", 8 << 20) ||
+	    !(eng = open_engine(2 << 20, UT_COMMIT_SYNC))) {
+		ktap_ok(0, "a transaction too large is refused at the write that makes it so");
+		return;
+	}
+	ut_txn_begin(eng, &t);
+	ret = fill_until_refused(&t, 1000, &n, &err);
+	ok &= ret == -E2BIG && n == 32 && strstr(err.msg, "too large") &&
+	      strstr(err.msg, "keys");
+	ktap_diag("%u writes taken: %s", n, err.msg);
+	ok &= !ut_txn_commit(&t, &err2);
+	for (i = 0; i < n; i++)
+		ok &= version_of(eng, 1000 + i) == 2;
+	ok &= !version_of(eng, 1000 + n);
+	ut_engine_close(eng, &err2);
+	/* a large pool: the 8 MiB log's 3/32 is the bound */
+	eng = open_engine(64 << 20, UT_COMMIT_SYNC);
+	if (!eng) {
+		ktap_ok(0, "a transaction too large is refused at the write that makes it so");
+		return;
+	}
+	ut_txn_begin(eng, &t);
+	ret = fill_until_refused(&t, 5000, &n, &err);
+	ok &= ret == -E2BIG && n > 32 && strstr(err.msg, "redo");
+	ktap_diag("%u writes taken: %s", n, err.msg);
+	ok &= !version_of(eng, 5000); /* nothing applied before the commit */
+	ok &= !ut_txn_commit(&t, &err2);
+	for (i = 0; i < n; i++)
+		ok &= version_of(eng, 5000 + i) == 2;
+	ok &= !version_of(eng, 5000 + n);
+	ut_engine_close(eng, &err2);
+	ktap_ok(ok, "a transaction too large is refused at the write that makes it so (keys, then redo); the writes before it commit");
+}
+
+static void last_commit_wins(void)
+{
+	struct ut_err err = { "" };
+	struct ut_engine *eng;
+	struct ut_txn a, b;
+	int ok = 1;
+
+	if (make_store("race", 8 << 20) ||
+	    !(eng = open_engine(8 << 20, UT_COMMIT_LAZY)) || load(eng, 100)) {
+		ktap_ok(0, "of two transactions writing one key, the last to commit wins whole");
+		return;
+	}
+	ut_txn_begin(eng, &a);
+	ut_txn_begin(eng, &b);
+	ok &= !put_version(&a, 10, 20) && !put_version(&a, 11, 20);
+	ok &= !put_version(&b, 11, 30) && !put_version(&b, 12, 30);
+	ok &= !ut_txn_commit(&b, &err) && !ut_txn_commit(&a, &err);
+	ok &= version_of(eng, 10) == 20 && version_of(eng, 11) == 20 &&
+	      version_of(eng, 12) == 30;
+	ut_engine_close(eng, &err);
+	ktap_ok(ok, "of two transactions writing one key, the last to commit wins whole");
+}
+
+struct order {
+	uint64_t next, n;
+	int sorted;
+};
+
+static int order_row(uint64_t key, const void *val, uint32_t len, void *user)
+{
+	struct order *o = user;
+	uint64_t ver;
+
+	if (key != o->next || row_check(val, len, key, &ver))
+		o->sorted = 0;
+	o->next = key + 1;
+	o->n++;
+	return 0;
+}
+
+static void ascending_inserts(void)
+{
+	struct ut_err err = { "" };
+	struct ut_engine *eng;
+	struct order o = { 0, 0, 1 };
+	struct ut_txn t;
+	uint64_t k;
+	int ok = 1;
+
+	if (make_store("asc", 64 << 20) ||
+	    !(eng = open_engine(64 << 20, UT_COMMIT_SYNC)) || load(eng, 300)) {
+		ktap_ok(0, "500 ascending inserts and 100 updates in one commit");
+		return;
+	}
+	ut_txn_begin(eng, &t);
+	for (k = 300; k < 800; k++)
+		ok &= !put_version(&t, k, 2);
+	for (k = 0; k < 300; k += 3)
+		ok &= !put_version(&t, k, 2);
+	ok &= !ut_txn_commit(&t, &err);
+	ok &= !ut_scan(eng, 0, order_row, &o) && o.sorted && o.n == 800;
+	ok &= !ut_engine_close(eng, &err);
+	eng = open_engine(64 << 20, UT_COMMIT_SYNC);
+	for (k = 0; eng && k < 800; k++)
+		ok &= version_of(eng, k) == (k >= 300 || k % 3 == 0 ? 2u : 1u);
+	if (eng)
+		ut_engine_close(eng, &err);
+	ktap_ok(ok, "500 ascending inserts and 100 updates in one commit: %llu rows in key order after a restart",
+		(unsigned long long)o.n);
+}
+
+/* ---- transfers: the sum never changes -------------------------------- */
+
+#define ACCOUNTS 64 /* per writer */
+#define WRITERS 3
+#define START 1000
+
+struct bank {
+	struct ut_engine *eng;
+	atomic_int writers_left;
+	atomic_int bad;
+	atomic_ulong scans;
+};
+
+struct teller {
+	struct bank *bank;
+	unsigned id;
+	unsigned transfers;
+};
+
+static int get_amount(struct ut_txn *t, uint64_t key, int64_t *v)
+{
+	uint32_t len;
+
+	return ut_txn_get(t, key, v, sizeof(*v), &len) || len != sizeof(*v) ? -1 : 0;
+}
+
+static void *teller_main(void *arg)
+{
+	struct teller *tl = arg;
+	struct ut_err err = { "" };
+	uint64_t rng = tl->id + 1, a, b, base = (uint64_t)tl->id * ACCOUNTS;
+	int64_t va, vb, x;
+	struct ut_txn t;
+	unsigned i;
+
+	for (i = 0; i < tl->transfers; i++) {
+		a = base + row_rng(&rng) % ACCOUNTS;
+		b = base + row_rng(&rng) % ACCOUNTS;
+		x = (int64_t)(row_rng(&rng) % 50);
+		ut_txn_begin(tl->bank->eng, &t);
+		if (get_amount(&t, a, &va) || get_amount(&t, b, &vb)) {
+			ut_txn_rollback(&t);
+			atomic_fetch_add(&tl->bank->bad, 1);
+			break;
+		}
+		va -= x;
+		vb = (a == b ? va : vb) + x;
+		if (ut_txn_put(&t, a, &va, sizeof(va), &err) ||
+		    ut_txn_put(&t, b, &vb, sizeof(vb), &err) ||
+		    ut_txn_commit(&t, &err)) {
+			ut_txn_rollback(&t);
+			atomic_fetch_add(&tl->bank->bad, 1);
+			break;
+		}
+	}
+	atomic_fetch_sub(&tl->bank->writers_left, 1);
+	return NULL;
+}
+
+static int sum_row(uint64_t key, const void *val, uint32_t len, void *user)
+{
+	int64_t v;
+
+	(void)key;
+	if (len != sizeof(v))
+		return 1;
+	memcpy(&v, val, sizeof(v));
+	*(int64_t *)user += v;
+	return 0;
+}
+
+static void *auditor_main(void *arg)
+{
+	struct bank *bk = arg;
+	int64_t sum;
+
+	do {
+		sum = 0;
+		if (ut_scan(bk->eng, 0, sum_row, &sum) ||
+		    sum != (int64_t)START * ACCOUNTS * WRITERS)
+			atomic_fetch_add(&bk->bad, 1);
+		atomic_fetch_add(&bk->scans, 1);
+	} while (atomic_load(&bk->writers_left) > 0);
+	return NULL;
+}
+
+static void transfers(void)
+{
+	struct bank bk = { 0 };
+	struct teller tl[WRITERS];
+	pthread_t th[WRITERS + 1];
+	struct ut_err err = { "" };
+	int64_t v = START;
+	unsigned i;
+	int ok = 1;
+
+	if (make_store("bank", 8 << 20) ||
+	    !(bk.eng = open_engine(8 << 20, UT_COMMIT_LAZY))) {
+		ktap_ok(0, "scanners summing every account while tellers move amounts between them");
+		return;
+	}
+	for (i = 0; i < ACCOUNTS * WRITERS; i++)
+		ok &= !ut_put(bk.eng, i, &v, sizeof(v), &err);
+	atomic_init(&bk.writers_left, WRITERS);
+	for (i = 0; i < WRITERS; i++) {
+		tl[i] = (struct teller){ &bk, i, 3000 };
+		pthread_create(&th[i], NULL, teller_main, &tl[i]);
+	}
+	pthread_create(&th[WRITERS], NULL, auditor_main, &bk);
+	for (i = 0; i <= WRITERS; i++)
+		pthread_join(th[i], NULL);
+	ok &= !atomic_load(&bk.bad);
+	ut_engine_close(bk.eng, &err);
+	ktap_ok(ok, "scanners summing every account while %u tellers move amounts between them: %lu sums, %d wrong",
+		WRITERS, (unsigned long)atomic_load(&bk.scans), atomic_load(&bk.bad));
+}
+
+/* ---- kill -9 in the middle of transactions --------------------------- */
+
+#define GROUP 16 /* writes a transaction */
+#define GROUPS 64
+
+/* The child: transactions, forever, each writing one group's 16 keys
+ * at the same new version, from two threads on their own groups. */
+static void *crash_writer(void *arg)
+{
+	struct ut_engine *eng = arg;
+	uint64_t rng = (uint64_t)(uintptr_t)&rng ^ (uint64_t)time(NULL), g,
+		 ver = 2, k;
+	struct ut_err err = { "" };
+	static atomic_int id;
+	int me = atomic_fetch_add(&id, 1);
+	struct ut_txn t;
+
+	for (;;) {
+		g = 2 * (row_rng(&rng) % (GROUPS / 2)) + me;
+		ut_txn_begin(eng, &t);
+		for (k = 0; k < GROUP; k++)
+			if (put_version(&t, g * GROUP + k, ver))
+				_exit(3);
+		if (ut_txn_commit(&t, &err))
+			_exit(4);
+		ver++;
+	}
+	return NULL;
+}
+
+static void crash_child(void)
+{
+	struct ut_engine *eng = open_engine(2 << 20, UT_COMMIT_LAZY);
+	pthread_t th;
+
+	if (!eng)
+		_exit(2);
+	pthread_create(&th, NULL, crash_writer, eng);
+	crash_writer(eng);
+}
+
+/* Each group's keys all at one version: 0, or the first key of a group
+ * that is not. */
+static int halves(struct ut_engine *eng, unsigned *checked)
+{
+	uint64_t g, k, v0;
+
+	for (g = 0; g < GROUPS; g++) {
+		v0 = version_of(eng, g * GROUP);
+		for (k = 1; k < GROUP; k++)
+			if (version_of(eng, g * GROUP + k) != v0) {
+				ktap_diag("group %llu: key %llu at version %llu, key %llu at %llu",
+					  (unsigned long long)g,
+					  (unsigned long long)(g * GROUP),
+					  (unsigned long long)v0,
+					  (unsigned long long)(g * GROUP + k),
+					  (unsigned long long)version_of(eng, g * GROUP + k));
+				return 1;
+			}
+		++*checked;
+	}
+	return 0;
+}
+
+static void kill9(void)
+{
+	struct ut_err err = { "" };
+	struct ut_engine *eng;
+	struct ut_txn t;
+	unsigned trial, bad = 0, checked = 0, moved = 0;
+	struct timespec ts;
+	uint64_t g, k;
+	int status;
+	pid_t pid;
+
+	if (make_store("kill9", 8 << 20) ||
+	    !(eng = open_engine(2 << 20, UT_COMMIT_SYNC))) {
+		ktap_ok(0, "kill -9 in the middle of transactions of 16 writes");
+		return;
+	}
+	for (g = 0; g < GROUPS; g++) {
+		ut_txn_begin(eng, &t);
+		for (k = 0; k < GROUP; k++)
+			put_version(&t, g * GROUP + k, 1);
+		bad += !!ut_txn_commit(&t, &err);
+	}
+	ut_engine_close(eng, &err);
+	srand(getpid());
+	for (trial = 0; trial < 12 && !bad; trial++) {
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0)
+			crash_child();
+		/* a random moment in its first 50-450 ms */
+		ts.tv_sec = 0;
+		ts.tv_nsec = (50 + rand() % 400) * 1000000L;
+		nanosleep(&ts, NULL);
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		eng = open_engine(2 << 20, UT_COMMIT_SYNC); /* recovery */
+		if (!eng) {
+			bad++;
+			break;
+		}
+		bad += halves(eng, &checked);
+		for (g = 0; g < GROUPS; g++)
+			moved += version_of(eng, g * GROUP) > 1;
+		ut_engine_close(eng, &err);
+	}
+	ktap_ok(!bad && moved,
+		"kill -9 at random points of transactions of %u writes, 12 times: %u groups checked whole (%u since written again), %u half",
+		GROUP, checked, moved, bad);
+}
+
+int main(void)
+{
+	test_scratch_dir("txn");
+	ktap_plan(6);
+	rollback_and_own_writes();
+	too_large();
+	last_commit_wins();
+	ascending_inserts();
+	transfers();
+	kill9();
+	return ktap_finish();
+}
