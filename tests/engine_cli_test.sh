@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # engine_cli_test.sh - the engine's commands as a user runs them: put/get/
-# delete, load, bench write --json (every key the benchmark promises),
+# delete, txn, load, bench write --json (every key the benchmark promises),
 # recover --json, automatic recovery announced by the next command, and
 # bad input (absurd or negative sizes, a newer format version, a missing
 # store) refused with exit 2, one line, and no file changed.
@@ -12,7 +12,7 @@ UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-engine-cli-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 40
+ktap_plan 44
 
 S=$scratch/s
 "$UNTORN" init "$S" >/dev/null
@@ -26,6 +26,43 @@ ok $? "delete, then get exits 1 (not found)"
 	"$UNTORN" put "$S" 44 -- --wait && [ "$("$UNTORN" get "$S" 44)" = --wait ] &&
 	"$UNTORN" delete "$S" 43 && "$UNTORN" delete "$S" 44
 ok $? "a value may start with '-' (and be --wait after --); --wait goes anywhere"
+
+# untorn txn: the lines of stdin as one transaction
+printf 'put 50 fifty\nput 51 fifty one\n# a comment\n\nput 50 fifty again\n' |
+	"$UNTORN" txn "$S" >"$scratch/txn.out" &&
+	[ "$("$UNTORN" get "$S" 50)" = "fifty again" ] && [ "$("$UNTORN" get "$S" 51)" = "fifty one" ] &&
+	grep -q '^committed: 3 writes$' "$scratch/txn.out" &&
+	printf 'delete 51\nput 52 x\n' | "$UNTORN" txn "$S" --json | grep -q '"committed": *true' &&
+	{ "$UNTORN" get "$S" 51 >/dev/null 2>&1; [ $? -eq 1 ]; } && [ "$("$UNTORN" get "$S" 52)" = x ]
+ok $? "txn: put and delete lines from stdin committed as one, a key written twice keeps its last write"
+printf 'put 53 y\ndelete 50\n' | "$UNTORN" txn "$S" --abort >/dev/null &&
+	{ "$UNTORN" get "$S" 53 >/dev/null 2>&1; [ $? -eq 1 ]; } && [ "$("$UNTORN" get "$S" 50)" = "fifty again" ]
+ok $? "txn --abort: every line read and checked, nothing applied"
+cp "$S/untorn.dat" "$scratch/before.dat"
+bad=0
+for input in 'put 54 a\nput 55\n' 'put 54 a\nupdate 55 b\n' 'put 54 a\nput -1 b\n' 'put 54 a\ndelete 55 56\n'; do
+	printf "$input" | "$UNTORN" txn "$S" >/dev/null 2>"$scratch/txn.err"
+	r=$?
+	echo "# $(cat "$scratch/txn.err")"
+	[ $r -eq 2 ] && [ "$(wc -l <"$scratch/txn.err")" -eq 1 ] && grep -q '^untorn: line 2: ' "$scratch/txn.err" || bad=1
+done
+printf 'put 54 a\ndelete 999999\n' | "$UNTORN" txn "$S" >/dev/null 2>"$scratch/txn.err"
+r=$?
+echo "# $(cat "$scratch/txn.err")"
+[ $r -eq 1 ] && grep -q 'line 2: key 999999 not found' "$scratch/txn.err" || bad=1
+{ "$UNTORN" get "$S" 54 >/dev/null 2>&1; [ $? -eq 1 ]; } || bad=1
+cmp -s "$S/untorn.dat" "$scratch/before.dat" || bad=1
+[ $bad -eq 0 ]
+ok $? "txn: a malformed line (exit 2) or a missing key to delete (exit 1) is one line naming the line, and nothing is applied"
+# too large for one commit (the redo of one group, here), one line,
+# nothing applied
+seq 100000 103000 | sed 's/.*/put & v/' | "$UNTORN" txn "$S" >/dev/null 2>"$scratch/txn.err"
+r=$?
+echo "# $(cat "$scratch/txn.err")"
+[ $r -eq 2 ] && [ "$(wc -l <"$scratch/txn.err")" -eq 1 ] &&
+	grep -Eq 'line ([0-9]+): transaction too large: write \1 ' "$scratch/txn.err" &&
+	{ "$UNTORN" get "$S" 100000 >/dev/null 2>&1; [ $? -eq 1 ]; }
+ok $? "txn: a transaction too large for one commit is refused at the line that makes it so, nothing applied"
 
 "$UNTORN" load "$S" --rows 20000 --order random >"$scratch/out"
 grep -q "loaded 20000 rows (random layout" "$scratch/out"

@@ -19,6 +19,7 @@ int cmd_check(int argc, char **argv);
 int cmd_put(int argc, char **argv);
 int cmd_get(int argc, char **argv);
 int cmd_delete(int argc, char **argv);
+int cmd_txn(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

@@ -28,6 +28,7 @@ static const struct {
 	{ "put", cmd_put, "write one row: untorn put DIR KEY VALUE" },
 	{ "get", cmd_get, "read one row: untorn get DIR KEY" },
 	{ "delete", cmd_delete, "delete one row: untorn delete DIR KEY" },
+	{ "txn", cmd_txn, "one transaction of put/delete lines from stdin, all or nothing" },
 	{ "load", cmd_load, "insert N rows in a layout, or the rows of a dump (--from)" },
 	{ "dump", cmd_dump, "every row in key order on stdout (TSV or JSON lines)" },
 	{ "bench", cmd_bench, "bench write (TPS, commit latency) | bench scan (read-ahead)" },
