@@ -7,14 +7,16 @@
 # a value in that format with a wrong hash is damaged (exit 1); an ack
 # file that cannot be read or has a malformed line is an error naming the
 # line (exit 2, one line), while a last line cut short by a crash is
-# skipped with a note; bench's own acknowledgements verify clean.
+# skipped with a note; bench's own acknowledgements verify clean; the rows
+# of bench's transactions of four writes link whole, and a transaction
+# with one of its rows gone is found half applied (exit 1).
 set -u
 
 UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-verify-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 6
+ktap_plan 7
 
 S=$scratch/s
 # vfy ARGS...: verify's stdout in $scratch/out, stderr in $scratch/err
@@ -87,5 +89,28 @@ ok $fails "ack files that are a directory, missing, garbage, or have a malformed
 vfy "$S" --acks "$scratch/cut"
 [ $rc -eq 0 ] && grep -q "last line has no newline (cut while being written): skipped" "$scratch/err"
 ok $? "an ack file whose last line was cut short: skipped with a note, exit 0"
+
+# transactions of four writes: every row links to its transaction's
+# next; a row of one deleted leaves the others pointing at nothing
+T=$scratch/t
+"$UNTORN" init "$T" >/dev/null && "$UNTORN" load "$T" --rows 2000 >/dev/null &&
+	"$UNTORN" bench write "$T" --txn-writes 4 --update-pct 100 --rows 2000 --threads 2 --seconds 1 >/dev/null
+vfy "$T" --json
+links=$(sed -n 's/.*"transaction_links": *\([0-9]*\).*/\1/p' "$scratch/out")
+[ $rc -eq 0 ] && [ "${links:-0}" -gt 0 ] && grep -q '"half_transactions": *0' "$scratch/out"
+clean=$?
+# a linked row's key, and the key it names: delete the one named
+key=$("$UNTORN" dump "$T" | python3 -c '
+import sys, struct
+for line in sys.stdin:
+    k, v = line.split("\t")
+    b = bytes.fromhex(v.strip())
+    if len(b) >= 40 and struct.unpack("<I", b[16:20])[0] & 0x80000000:
+        print(struct.unpack("<Q", b[20:28])[0]); break')
+"$UNTORN" delete "$T" "$key"
+vfy "$T"
+[ $clean -eq 0 ] && [ $rc -eq 1 ] && grep -q "half a transaction: key [0-9]* is there, but not key $key at version" "$scratch/err" &&
+	grep -Eq "links between a transaction's rows: [1-9][0-9]* half transactions" "$scratch/out"
+ok $? "bench --txn-writes 4: ${links:-no} links whole; with the row of key ${key:-?} deleted, a half transaction (exit $rc)"
 
 ktap_finish

@@ -2,12 +2,13 @@
 /*
  * cmd_verify.c - `untorn verify DIR [--acks FILE]`: after a crash and
  * recovery, is every acknowledged commit there with its last value, is
- * every self-checking value (load's, bench's) intact, and is the tree in
- * key order?
+ * every self-checking value (load's, bench's) intact, is every
+ * transaction whole (bench's linked rows), and is the tree in key order?
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <untorn/engine.h>
 #include "acks.h"
@@ -23,20 +24,51 @@ static const char verify_help[] =
 	"intact.  A value not in that format (`put`, `load --from`, a program of\n"
 	"your own) is counted as not checkable, not as damaged: `untorn check`\n"
 	"verifies every block of every page whatever the values are.\n"
+	"A row bench wrote in a transaction of several writes names the row the\n"
+	"same transaction wrote to its next key: that one (or a later version of\n"
+	"it) must be there too, or the transaction was applied in half.\n"
 	"With --acks, FILE holds the \"KEY VERSION\" lines `bench write --ack-fd`\n"
 	"wrote after each commit returned: every one must be present with that\n"
 	"version or a later one.  exit status: 0 all there, 1 lost or damaged\n"
 	"rows, 2 error (an ack file that cannot be read or has a malformed line).\n"
 	"\n" CLI_WAIT_HELP;
 
+/* A linked row: key's row says next_key's must be at next_version or
+ * later. */
+struct link {
+	uint64_t key, next_key, next_version;
+};
+
 struct verify_state {
 	uint64_t rows, disorder, checked, damaged, other, last;
+	struct link *links;
+	size_t n_links, cap_links;
+	int no_memory;
 };
+
+static void link_add(struct verify_state *s, uint64_t key, uint64_t next_key,
+		     uint64_t next_version)
+{
+	struct link *grown;
+	size_t cap;
+
+	if (s->n_links == s->cap_links) {
+		cap = s->cap_links ? 2 * s->cap_links : 4096;
+		grown = realloc(s->links, cap * sizeof(*grown));
+		if (!grown) {
+			s->no_memory = 1;
+			return;
+		}
+		s->links = grown;
+		s->cap_links = cap;
+	}
+	s->links[s->n_links++] = (struct link){ key, next_key, next_version };
+}
 
 static int verify_row(uint64_t key, const void *val, uint32_t len, void *user)
 {
 	struct verify_state *s = user;
-	uint64_t ver;
+	uint64_t ver, next_key, next_ver;
 
 	if (s->rows && key <= s->last)
 		s->disorder++;
@@ -46,6 +78,8 @@ static int verify_row(uint64_t key, const void *val, uint32_t len, void *user)
 		s->checked++;
 		if (row_check(val, len, key, &ver))
 			s->damaged++;
+		else if (row_linked(val, len, &next_key, &next_ver) && next_key != key)
+			link_add(s, key, next_key, next_ver);
 	}
 	s->last = key;
 	s->rows++;
@@ -74,6 +108,30 @@ static int read_acks(const char *path, struct acks *a, unsigned *cut)
 		return cli_fail("--acks %s: %s; give the file bench wrote its acknowledgements to",
 				path, strerror(-ret));
 	return 0;
+}
+
+/* Links whose row is missing or older than the link says: each a
+ * transaction some of whose writes survived and some not. */
+static uint64_t count_halves(struct ut_engine *eng, const struct verify_state *s)
+{
+	static unsigned char val[65536];
+	uint64_t halves = 0, ver;
+	uint32_t len;
+	size_t i;
+
+	for (i = 0; i < s->n_links; i++) {
+		const struct link *l = &s->links[i];
+
+		if (!ut_get(eng, l->next_key, val, sizeof(val), &len) &&
+		    !row_check(val, len, l->next_key, &ver) && ver >= l->next_version)
+			continue;
+		if (halves++ < 10)
+			fprintf(stderr, "untorn: half a transaction: key %llu is there, but not key %llu at version %llu, written with it\n",
+				(unsigned long long)l->key,
+				(unsigned long long)l->next_key,
+				(unsigned long long)l->next_version);
+	}
+	return halves;
 }
 
 static uint64_t count_lost(struct ut_engine *eng, const struct acks *a, uint64_t *stale)
@@ -116,7 +174,7 @@ int cmd_verify(int argc, char **argv)
 	struct ut_engine *eng;
 	struct acks a = { 0 };
 	const char *acks_path = NULL;
-	uint64_t lost = 0, stale = 0;
+	uint64_t lost = 0, stale = 0, halves;
 	int c, as_json = 0, bad, scan_ret;
 	unsigned cut = 0;
 
@@ -161,7 +219,11 @@ int cmd_verify(int argc, char **argv)
 			strerror(-scan_ret));
 	if (acks_path)
 		lost = count_lost(eng, &a, &stale);
-	bad = lost || stale || s.disorder || s.damaged || scan_ret < 0;
+	halves = count_halves(eng, &s);
+	if (s.no_memory)
+		fprintf(stderr, "untorn: out of memory for the transactions' links: only %zu of them checked\n",
+			s.n_links);
+	bad = lost || stale || halves || s.disorder || s.damaged || scan_ret < 0;
 	if (as_json) {
 		struct json j;
 
@@ -173,6 +235,8 @@ int cmd_verify(int argc, char **argv)
 		json_u64(&j, "values_checked", s.checked);
 		json_u64(&j, "damaged_values", s.damaged);
 		json_u64(&j, "values_not_checkable", s.other);
+		json_u64(&j, "transaction_links", s.n_links);
+		json_u64(&j, "half_transactions", halves);
 		json_u64(&j, "acknowledged", a.n);
 		json_u64(&j, "lost", lost);
 		json_u64(&j, "stale", stale);
@@ -183,6 +247,9 @@ int cmd_verify(int argc, char **argv)
 		       argv[optind], (unsigned long long)s.rows,
 		       (unsigned long long)s.disorder, (unsigned long long)s.checked,
 		       (unsigned long long)s.damaged, (unsigned long long)s.other);
+		if (s.n_links)
+			printf("; %zu links between a transaction's rows: %llu half transactions",
+			       s.n_links, (unsigned long long)halves);
 		if (acks_path)
 			printf("; %zu acknowledged keys: %llu lost, %llu with an older value",
 			       a.n, (unsigned long long)lost,
@@ -190,6 +257,7 @@ int cmd_verify(int argc, char **argv)
 		printf("\n");
 	}
 	acks_free(&a);
+	free(s.links);
 	if (cli_engine_close(eng))
 		return EXIT_ERROR;
 	return bad ? EXIT_CORRUPT : EXIT_OK;

@@ -35,8 +35,10 @@ cut_evaluate() {
 	cut_acked=$(wc -l <"$acks")
 	[ $cut_rec -eq 0 ] || return 0
 	"$UNTORN" verify --json --acks "$acks" "$store" >"$w/verify.json" 2>/dev/null
+	# a transaction found applied in half (its linked rows) is lost too
 	cut_lost=$(( $(json_top_num "$w/verify.json" lost) + $(json_top_num "$w/verify.json" stale) +
-		     $(json_top_num "$w/verify.json" damaged_values) ))
+		     $(json_top_num "$w/verify.json" damaged_values) +
+		     $(json_top_num "$w/verify.json" half_transactions) ))
 	[ "$cut_lost" -lt 0 ] && cut_lost=0
 	return 0
 }
