@@ -138,8 +138,8 @@ static int set_grow(struct txn_set *s)
 	return 0;
 }
 
-/* Copies len bytes of val into the arena: their offset in *off. */
-static int arena_add(struct txn_set *s, const void *val, uint32_t len, size_t *off)
+/* Takes len bytes of the arena for a value: their offset in *off. */
+static int arena_take(struct txn_set *s, uint32_t len, size_t *off)
 {
 	size_t cap = s->arena_cap ? s->arena_cap : 4096;
 	unsigned char *grown;
@@ -153,7 +153,6 @@ static int arena_add(struct txn_set *s, const void *val, uint32_t len, size_t *o
 		s->arena = grown;
 		s->arena_cap = cap;
 	}
-	memcpy(s->arena + s->used, val, len);
 	*off = s->used;
 	s->used += len;
 	return 0;
@@ -201,16 +200,15 @@ static int set_write(struct ut_txn *t, uint64_t key, const void *val,
 		     uint32_t len, struct ut_err *err)
 {
 	struct txn_set *s = t->ws;
-	struct txn_write *w;
-	size_t bytes, old_bytes = 0;
+	size_t bytes, old_bytes = 0, off = 0;
 	unsigned recs, old_recs = 0;
+	struct txn_write *w;
 	int ret;
 
 	if (!s) {
 		s = calloc(1, sizeof(*s));
 		if (!s)
-			return ut_err_set(err, -ENOMEM,
-					  "out of memory for a transaction's writes");
+			goto out_no_memory;
 		t->ws = s;
 	}
 	ut_btree_op_bound(&t->eng->tree, len, !val, &bytes, &recs);
@@ -221,28 +219,28 @@ static int set_write(struct ut_txn *t, uint64_t key, const void *val,
 			 s->recs - old_recs + recs, err);
 	if (ret)
 		return ret;
+	/* everything that can fail before anything changes */
 	if (!w && set_grow(s))
-		return ut_err_set(err, -ENOMEM,
-				  "out of memory for a transaction's writes");
+		goto out_no_memory;
+	if (w && len && len <= w->len) /* where the value it replaces was */
+		off = w->off;
+	else if (len && arena_take(s, len, &off))
+		goto out_no_memory;
 	if (!w) {
 		w = &s->w[s->n];
 		w->key = key;
-		w->off = 0;
-		w->len = 0;
 		set_index(s, s->n++);
 	}
-	if (len && (len > w->len || !s->arena)) { /* else where the one it replaces was */
-		if (arena_add(s, val, len, &w->off))
-			return ut_err_set(err, -ENOMEM,
-					  "out of memory for a transaction's writes");
-	} else if (len) {
-		memcpy(s->arena + w->off, val, len);
-	}
-	w->len = val ? len : 0;
+	if (len)
+		memcpy(s->arena + off, val, len);
+	w->off = off;
+	w->len = len;
 	w->del = !val;
 	s->redo += bytes - old_bytes;
 	s->recs += recs - old_recs;
 	return 0;
+out_no_memory:
+	return ut_err_set(err, -ENOMEM, "out of memory for a transaction's writes");
 }
 
 /* ---- transactions ---------------------------------------------------- */

@@ -274,6 +274,57 @@ static void ascending_inserts(void)
 		(unsigned long long)o.n);
 }
 
+/* Deletes that free a full leaf and a large row in the same commit: the
+ * room the deletes free is only there once the commit applies them. */
+static void deletes_and_a_large_row(void)
+{
+	static unsigned char big[2000];
+	struct ut_err err = { "" };
+	struct ut_engine *eng;
+	struct ut_txn t;
+	uint64_t k, ver;
+	uint32_t len;
+	int ok = 1;
+
+	if (make_store("room", 64 << 20) ||
+	    !(eng = open_engine(64 << 20, UT_COMMIT_SYNC)) || load(eng, 1000)) {
+		ktap_ok(0, "deletes and a large row in one commit");
+		return;
+	}
+	/* the first leaf's rows but one deleted, key 0 made 20 times larger */
+	ut_txn_begin(eng, &t);
+	for (k = 1; k < 150; k++)
+		ok &= !ut_txn_delete(&t, k, &err);
+	row_value(big, sizeof(big), 0, 9, 0);
+	ok &= !ut_txn_put(&t, 0, big, sizeof(big), &err);
+	ok &= !ut_txn_commit(&t, &err);
+	if (!ok)
+		ktap_diag("commit: %s", err.msg);
+	/* all of a range deleted, two new large rows among them */
+	ut_txn_begin(eng, &t);
+	for (k = 300; k < 500; k++)
+		ok &= !ut_txn_delete(&t, k, &err);
+	row_value(big, sizeof(big), 401, 9, 0);
+	ok &= !ut_txn_put(&t, 401, big, sizeof(big), &err);
+	row_value(big, sizeof(big), 5000, 9, 0);
+	ok &= !ut_txn_put(&t, 5000, big, sizeof(big), &err);
+	ok &= !ut_txn_commit(&t, &err);
+	if (!ok)
+		ktap_diag("commit: %s", err.msg);
+	ok &= !ut_get(eng, 0, big, sizeof(big), &len) && len == sizeof(big) &&
+	      !row_check(big, len, 0, &ver) && ver == 9;
+	ok &= version_of(eng, 1) == 0 && version_of(eng, 149) == 0 &&
+	      version_of(eng, 150) == 1;
+	ok &= version_of(eng, 300) == 0 && version_of(eng, 499) == 0 &&
+	      version_of(eng, 500) == 1;
+	ok &= !ut_get(eng, 401, big, sizeof(big), &len) &&
+	      !row_check(big, len, 401, &ver) && ver == 9;
+	ok &= !ut_get(eng, 5000, big, sizeof(big), &len) &&
+	      !row_check(big, len, 5000, &ver);
+	ut_engine_close(eng, &err);
+	ktap_ok(ok, "deletes and large rows in one commit: the rows the deletes free count only once applied");
+}
+
 /* ---- transfers: the sum never changes -------------------------------- */
 
 #define ACCOUNTS 64 /* per writer */
@@ -508,11 +559,12 @@ static void kill9(void)
 int main(void)
 {
 	test_scratch_dir("txn");
-	ktap_plan(6);
+	ktap_plan(7);
 	rollback_and_own_writes();
 	too_large();
 	last_commit_wins();
 	ascending_inserts();
+	deletes_and_a_large_row();
 	transfers();
 	kill9();
 	return ktap_finish();

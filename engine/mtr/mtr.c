@@ -62,9 +62,13 @@ static struct ut_mtr_page *mtr_slot(struct ut_mtr *m, struct ut_frame *f)
 {
 	unsigned i;
 
+	if (m->hint < m->n_pages && m->pages[m->hint].f == f)
+		return &m->pages[m->hint];
 	for (i = 0; i < m->n_pages; i++)
-		if (m->pages[i].f == f)
+		if (m->pages[i].f == f) {
+			m->hint = i;
 			return &m->pages[i];
+		}
 	return NULL;
 }
 
@@ -72,9 +76,13 @@ static struct ut_mtr_page *mtr_held(struct ut_mtr *m, uint32_t page_no)
 {
 	unsigned i;
 
+	if (m->hint < m->n_pages && m->pages[m->hint].f->page_no == page_no)
+		return &m->pages[m->hint];
 	for (i = 0; i < m->n_pages; i++)
-		if (m->pages[i].f->page_no == page_no)
+		if (m->pages[i].f->page_no == page_no) {
+			m->hint = i;
 			return &m->pages[i];
+		}
 	return NULL;
 }
 

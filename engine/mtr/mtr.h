@@ -43,6 +43,7 @@ struct ut_mtr {
 	size_t len, cap;
 	unsigned n_recs;
 	unsigned n_pages, cap_pages;
+	unsigned hint; /* the slot found last: writes come page by page */
 	struct ut_mtr_page *pages; /* inline_pages or the heap */
 	struct ut_mtr_page inline_pages[UT_MTR_INLINE_PAGES];
 	int err;

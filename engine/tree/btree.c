@@ -517,6 +517,8 @@ static int mtr_end(struct ut_mtr *m, int ret, uint64_t *lsn)
 	end = ut_mtr_commit(m);
 	if (lsn)
 		*lsn = end;
+	if (m->err && m->n_recs) /* its changes are in memory, not logged */
+		return -EUCLEAN;
 	return m->err;
 }
 
@@ -530,6 +532,10 @@ void ut_tree_init(struct ut_tree *t, struct ut_bpool *pool, struct ut_redo *log,
 	t->smo_seq = 0;
 	ut_rwlock_init(&t->latch, UT_LATCH_TREE);
 	ut_gate_init(&t->gate, UT_LATCH_TREE);
+	ut_mutex_init(&t->commit_mutex, UT_LATCH_TREE);
+	ut_cond_init(&t->commit_cond);
+	t->commit_leaves = 0;
+	t->commit_redo = 0;
 }
 
 int ut_btree_put(struct ut_tree *t, uint64_t key, const void *val, uint32_t len,
@@ -672,60 +678,63 @@ static int op_group(struct ut_mtr *m, const struct ut_tree_op *ops, unsigned n,
 	return 0;
 }
 
-/* The next row of leaf once ops[0..k) are applied (size 0: none left). */
-struct merged {
+/* The rows leaf holds until ops[0..k) are applied, and the rows these
+ * add, in key order (a row a put replaces or a delete removes takes its
+ * room until the commit's mtr; a row already there first). */
+struct pending {
 	const struct ut_frame *leaf;
 	const struct ut_tree_op *ops;
 	unsigned i, n, j, k;
 };
 
-static uint32_t merged_next(struct merged *mg, uint64_t *key)
+/* The next of them: its bytes with its slot (0: none left) and key. */
+static uint32_t pending_next(struct pending *pd, uint64_t *key)
 {
-	const struct ut_tree_op *op;
-	int same;
+	uint32_t need;
 
-	while (mg->i < mg->n || mg->j < mg->k) {
-		op = mg->j < mg->k ? &mg->ops[mg->j] : NULL;
-		if (op && (mg->i == mg->n || op->key <= rec_key(mg->leaf, mg->i))) {
-			same = mg->i < mg->n && rec_key(mg->leaf, mg->i) == op->key;
-			mg->i += same;
-			mg->j++;
-			if (op->del)
-				continue;
-			*key = op->key;
-			return LEAF_HDR + op->len + 2;
+	while (pd->i < pd->n || pd->j < pd->k) {
+		if (pd->i < pd->n && (pd->j == pd->k || rec_key(pd->leaf, pd->i) <=
+								pd->ops[pd->j].key)) {
+			*key = rec_key(pd->leaf, pd->i);
+			return rec_size(pd->leaf, rec_at(pd->leaf, pd->i++)) + 2;
 		}
-		*key = rec_key(mg->leaf, mg->i);
-		return rec_size(mg->leaf, rec_at(mg->leaf, mg->i++)) + 2;
+		need = op_need(pd->leaf, &pd->ops[pd->j]);
+		*key = pd->ops[pd->j++].key;
+		if (need)
+			return need;
 	}
 	return 0;
 }
 
-/* Where to split leaf so that its rows, ops[0..k) applied, halve: the
- * key of the first row past half of their bytes, never the first row's
- * (so the cut lies inside the leaf's key range). */
+/* Where to split leaf so that what it holds until ops[0..k) are applied
+ * and what they add halve: the key of the first row past half of their
+ * bytes, or else the last, but never the first row's key (so the cut
+ * lies inside the leaf's key range). */
 static int cut_key(const struct ut_frame *leaf, const struct ut_tree_op *ops,
 		   unsigned k, uint64_t *at)
 {
-	struct merged mg = { leaf, ops, 0, n_recs(leaf), 0, k };
-	uint64_t total = 0, acc = 0, key;
-	unsigned rows = 0;
+	struct pending pd = { leaf, ops, 0, n_recs(leaf), 0, k };
+	uint64_t total = 0, acc = 0, key, first = 0;
+	unsigned rows = 0, past_first = 0;
 	uint32_t size;
 
-	while ((size = merged_next(&mg, &key)))
+	while ((size = pending_next(&pd, &key))) {
+		if (!rows++)
+			first = key;
 		total += size;
-	mg.i = mg.j = 0;
-	while ((size = merged_next(&mg, &key))) {
-		if (rows++ && 2 * acc >= total) {
+	}
+	pd.i = pd.j = 0;
+	while ((size = pending_next(&pd, &key))) {
+		if (key > first) {
 			*at = key;
-			return 0;
+			past_first = 1;
+			if (2 * acc >= total)
+				return 0;
 		}
 		acc += size;
 	}
-	if (rows < 2) /* one row always fits in a leaf */
-		return -EUCLEAN;
-	*at = key;
-	return 0;
+	/* all of one key: a row and its replacement, which fit a leaf */
+	return past_first ? 0 : -EUCLEAN;
 }
 
 /*
@@ -815,22 +824,17 @@ static int leaf_has_room(const struct ut_mtr *m, const struct ut_frame *leaf,
  * tree latch X, and the gate keeps scans (whose read-ahead holds frames
  * while it waits for a leaf) out.
  */
-static int apply_ops(struct ut_tree *t, const struct ut_tree_op *ops, unsigned n,
-		     struct ut_frame **leaves, unsigned char *buf, uint64_t *lsn)
+static int apply_ops(struct ut_tree *t, const struct ut_tree_op *ops,
+		     unsigned n, size_t bytes, struct ut_frame **leaves,
+		     unsigned char *buf, uint64_t *lsn)
 {
 	struct ut_frame *path[MAX_HEIGHT + 1];
 	struct ut_mtr m = { 0 };
-	size_t bytes = 0, b;
-	unsigned i, first = 0, depth, recs = 0, r;
+	unsigned i, first = 0, depth;
 	int ret;
 
-	for (i = 0; i < n; i++) {
-		ut_btree_op_bound(t, ops[i].len, ops[i].del, &b, &r);
-		bytes += b;
-		recs += r;
-	}
 	ut_mtr_start(&m, &t->ctx);
-	ret = recs > 0xffff ? -E2BIG : ut_mtr_reserve(&m, bytes, n + MAX_HEIGHT + 1);
+	ret = ut_mtr_reserve(&m, bytes, n + MAX_HEIGHT + 1);
 	for (i = 0; i < n && !ret; i++) {
 		ret = descend(&m, ops[i].key, UT_X, 0, path, &depth);
 		leaves[i] = ret ? NULL : path[0];
@@ -854,40 +858,83 @@ static int apply_ops(struct ut_tree *t, const struct ut_tree_op *ops, unsigned n
 	return ret;
 }
 
+/*
+ * Waits, holding nothing, until the commits under way leave room for
+ * this one's leaves and redo: together at most half the pool's pages
+ * (each commit keeps its leaves fixed until it is in the log) and 3/32
+ * of the log (every group in flight must find room above the 5/8 where
+ * writers stop, or one could wait for a checkpoint that needs a leaf
+ * another holds).  One commit alone always goes.
+ */
+static void commit_budget_take(struct ut_tree *t, unsigned leaves, size_t redo)
+{
+	unsigned leaves_max = t->ctx.pool->n_frames / 2;
+	size_t redo_max = t->ctx.log->capacity / 32 * 3;
+
+	ut_mutex_lock(&t->commit_mutex);
+	while (t->commit_leaves && (t->commit_leaves + leaves > leaves_max ||
+				    t->commit_redo + redo > redo_max))
+		ut_cond_wait(&t->commit_cond, &t->commit_mutex, UT_LATCH_TREE, 0);
+	t->commit_leaves += leaves;
+	t->commit_redo += redo;
+	ut_mutex_unlock(&t->commit_mutex);
+}
+
+static void commit_budget_give(struct ut_tree *t, unsigned leaves, size_t redo)
+{
+	ut_mutex_lock(&t->commit_mutex);
+	t->commit_leaves -= leaves;
+	t->commit_redo -= redo;
+	pthread_cond_broadcast(&t->commit_cond);
+	ut_mutex_unlock(&t->commit_mutex);
+}
+
 int ut_btree_apply(struct ut_tree *t, const struct ut_tree_op *ops, unsigned n,
 		   uint64_t *lsn)
 {
 	struct ut_frame **leaves =
 		calloc(n, sizeof(*leaves)); /* NOLINT(bugprone-sizeof-expression): pointers */
 	uint32_t longest = 0;
+	size_t bytes = 0, b;
 	unsigned char *buf;
-	unsigned i;
+	unsigned i, recs = 0, r;
 	int ret;
 
 	*lsn = 0;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (!ops[i].del && ops[i].len > longest)
 			longest = ops[i].len;
+		ut_btree_op_bound(t, ops[i].len, ops[i].del, &b, &r);
+		bytes += b;
+		recs += r;
+	}
+	/* the engine refuses such a transaction at its writes */
+	if (recs > 0xffff || bytes + UT_LOG_GROUP_HDR > ut_redo_group_max(t->ctx.log)) {
+		free(leaves);
+		return -E2BIG;
+	}
 	buf = malloc(LEAF_HDR + longest);
 	if (!leaves || !buf) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
+	commit_budget_take(t, n, bytes);
 	ut_gate_enter(&t->gate, GATE_COMMIT);
 	ut_rwlock_rdlock(&t->latch);
-	ret = apply_ops(t, ops, n, leaves, buf, lsn);
+	ret = apply_ops(t, ops, n, bytes, leaves, buf, lsn);
 	ut_rwlock_unlock(&t->latch);
 	if (ret == 1) { /* a leaf short of room: make it, alone */
 		ut_rwlock_wrlock(&t->latch);
 		t->smo_seq++;
 		ret = make_room(t, ops, n);
 		if (!ret)
-			ret = apply_ops(t, ops, n, leaves, buf, lsn);
+			ret = apply_ops(t, ops, n, bytes, leaves, buf, lsn);
 		if (ret == 1)
 			ret = -EUCLEAN; /* make_room made it */
 		ut_rwlock_unlock(&t->latch);
 	}
 	ut_gate_leave(&t->gate, GATE_COMMIT);
+	commit_budget_give(t, n, bytes);
 out_free:
 	free(leaves);
 	free(buf);

@@ -37,6 +37,12 @@ struct ut_tree {
 	struct ut_gate gate; /* scans on one side (all of a scan), commits
 			      * of transactions (ut_btree_apply) on the
 			      * other: taken before the tree latch */
+	/* what the commits under way hold: leaves fixed in the pool and
+	 * redo to come, kept under half the pool and 3/32 of the log */
+	struct ut_mutex commit_mutex;
+	pthread_cond_t commit_cond;
+	unsigned commit_leaves;
+	size_t commit_redo;
 };
 
 /* One row write of a transaction: a put of len bytes at val, or a
