@@ -7,7 +7,8 @@
  *    row write a transaction, or four in every other trial): after
  *    `untorn recover`, every transaction whose commit returned is present
  *    with its last value (or a later one), `check` is clean, the tree is in
- *    key order and every value is intact;
+ *    key order, every value is intact and `verify` finds no transaction
+ *    applied in half;
  *  - a page write torn after k blocks, then the process dies, for every k:
  *    `check` sees the torn page, recovery restores it from the doublewrite
  *    buffer and says which page;
@@ -171,7 +172,7 @@ static int kill9_trials(unsigned trials)
 	struct acks acks = { 0 };
 	unsigned t, after, acked, total = 0, failures = 0;
 	uint64_t missing = 0, rows = 0;
-	int rc_rec, rc_check;
+	int rc_rec, rc_check, rc_half;
 
 	srand(getpid());
 	for (t = 0; t < trials; t++) {
@@ -185,9 +186,12 @@ static int kill9_trials(unsigned trials)
 		total += acked;
 		rc_rec = run(NULL, UNTORN("recover", dir));
 		rc_check = run(NULL, UNTORN("check", dir));
-		if (rc_rec || rc_check || verify(&acks, &missing, &rows)) {
-			ktap_diag("trial %u (killed after %u acks): recover %d, check %d, %llu acknowledged commits missing",
-				  t, acked, rc_rec, rc_check,
+		/* verify follows the links between a transaction's rows:
+		 * exit 1 on one applied in half */
+		rc_half = run(NULL, UNTORN("verify", dir));
+		if (rc_rec || rc_check || rc_half || verify(&acks, &missing, &rows)) {
+			ktap_diag("trial %u (killed after %u acks): recover %d, check %d, verify %d, %llu acknowledged commits missing",
+				  t, acked, rc_rec, rc_check, rc_half,
 				  (unsigned long long)missing);
 			failures++;
 		}
