@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +174,7 @@ static int split_between_leaves(void)
 struct grower {
 	struct ut_engine *eng;
 	atomic_int stop;
+	atomic_int started; /* its first row grown: it is running */
 	uint64_t splits_during; /* rows grown while the scan ran */
 	int result;
 };
@@ -191,8 +193,11 @@ static void *grow_writer(void *arg)
 		k = (k * 7919 + 13) % ROWS;
 		row_value(val, sizeof(val), k, 2, 1);
 		g->result = ut_put(g->eng, k, val, sizeof(val), &err);
-		g->splits_during++;
+		if (atomic_load(&g->started))
+			g->splits_during++;
+		atomic_store(&g->started, 1);
 	}
+	atomic_store(&g->started, 1);
 	return NULL;
 }
 
@@ -217,6 +222,10 @@ static int readahead_with_splits(void)
 		ut_engine_close(g.eng, &err);
 		return 0;
 	}
+	/* the scan starts once the writer runs: on a loaded machine a
+	 * thread just made could otherwise miss the whole scan */
+	while (!atomic_load(&g.started))
+		sched_yield();
 	ret = ut_scan_readahead(g.eng, 0, seen_fn, &s, &so, &st);
 	atomic_store(&g.stop, 1);
 	pthread_join(w, NULL);
