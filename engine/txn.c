@@ -222,7 +222,7 @@ static int set_write(struct ut_txn *t, uint64_t key, const void *val,
 	/* everything that can fail before anything changes */
 	if (!w && set_grow(s))
 		goto out_no_memory;
-	if (w && len && len <= w->len) /* where the value it replaces was */
+	if (w && len && len <= w->len && s->arena) /* where the one it replaces was */
 		off = w->off;
 	else if (len && arena_take(s, len, &off))
 		goto out_no_memory;
