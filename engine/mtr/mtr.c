@@ -58,20 +58,7 @@ static int pages_reserve(struct ut_mtr *m, unsigned more)
 	return 0;
 }
 
-static struct ut_mtr_page *mtr_slot(struct ut_mtr *m, struct ut_frame *f)
-{
-	unsigned i;
-
-	if (m->hint < m->n_pages && m->pages[m->hint].f == f)
-		return &m->pages[m->hint];
-	for (i = 0; i < m->n_pages; i++)
-		if (m->pages[i].f == f) {
-			m->hint = i;
-			return &m->pages[i];
-		}
-	return NULL;
-}
-
+/* The slot of page_no, if the mtr holds it. */
 static struct ut_mtr_page *mtr_held(struct ut_mtr *m, uint32_t page_no)
 {
 	unsigned i;
@@ -84,6 +71,13 @@ static struct ut_mtr_page *mtr_held(struct ut_mtr *m, uint32_t page_no)
 			return &m->pages[i];
 		}
 	return NULL;
+}
+
+/* The slot of a frame the mtr holds (a frame holds one page while
+ * latched). */
+static struct ut_mtr_page *mtr_slot(struct ut_mtr *m, const struct ut_frame *f)
+{
+	return mtr_held(m, f->page_no);
 }
 
 /* The caller made room (pages_reserve). */
