@@ -501,6 +501,17 @@ static int put_pessimistic(struct ut_mtr *m, uint64_t key,
 	return split_insert(m, path, depth, 0, pos, rec, NULL);
 }
 
+/* Removes key's row from leaf: -ENOENT when it has none. */
+static int leaf_delete(struct ut_mtr *m, struct ut_frame *leaf, uint64_t key)
+{
+	unsigned pos = lower_bound(leaf, key);
+
+	if (pos == n_recs(leaf) || rec_key(leaf, pos) != key)
+		return -ENOENT;
+	node_remove(m, leaf, pos);
+	return 0;
+}
+
 /* Ends m: commits it (*lsn: its group's end, 0 if it changed nothing),
  * or on error aborts it, when a change it made cannot be undone
  * (-EUCLEAN: the pages in memory are ahead of the log). */
@@ -575,25 +586,15 @@ int ut_btree_delete(struct ut_tree *t, uint64_t key, uint64_t *lsn)
 {
 	struct ut_frame *path[MAX_HEIGHT + 1];
 	struct ut_mtr m = { 0 };
-	unsigned depth, pos;
+	unsigned depth;
 	int ret;
 
 	ut_rwlock_rdlock(&t->latch);
 	ut_mtr_start(&m, &t->ctx);
 	ret = descend(&m, key, UT_X, 0, path, &depth);
-	if (!ret) {
-		pos = lower_bound(path[0], key);
-		if (pos < n_recs(path[0]) && rec_key(path[0], pos) == key)
-			node_remove(&m, path[0], pos);
-		else
-			ret = -ENOENT;
-	}
-	if (ret) {
-		ut_mtr_abort(&m);
-	} else {
-		*lsn = ut_mtr_commit(&m);
-		ret = m.err;
-	}
+	if (!ret)
+		ret = leaf_delete(&m, path[0], key);
+	ret = mtr_end(&m, ret, lsn);
 	ut_rwlock_unlock(&t->latch);
 	ut_mtr_free(&m);
 	return ret;
@@ -789,13 +790,10 @@ static int apply_op(struct ut_mtr *m, struct ut_frame *leaf,
 		    const struct ut_tree_op *op, unsigned char *buf)
 {
 	struct bt_rec rec;
-	unsigned pos;
 	int ret;
 
-	if (op->del) {
-		pos = lower_bound(leaf, op->key);
-		if (pos < n_recs(leaf) && rec_key(leaf, pos) == op->key)
-			node_remove(m, leaf, pos);
+	if (op->del) { /* a row another commit removed since: nothing to do */
+		(void)leaf_delete(m, leaf, op->key);
 		return 0;
 	}
 	make_leaf_rec(buf, op->key, op->val, op->len, &rec);
@@ -896,9 +894,9 @@ int ut_btree_apply(struct ut_tree *t, const struct ut_tree_op *ops, unsigned n,
 		calloc(n, sizeof(*leaves)); /* NOLINT(bugprone-sizeof-expression): pointers */
 	uint32_t longest = 0;
 	size_t bytes = 0, b;
-	unsigned char *buf;
+	unsigned char *buf = NULL;
 	unsigned i, recs = 0, r;
-	int ret;
+	int ret = -E2BIG;
 
 	*lsn = 0;
 	for (i = 0; i < n; i++) {
@@ -909,10 +907,8 @@ int ut_btree_apply(struct ut_tree *t, const struct ut_tree_op *ops, unsigned n,
 		recs += r;
 	}
 	/* the engine refuses such a transaction at its writes */
-	if (recs > 0xffff || bytes + UT_LOG_GROUP_HDR > ut_redo_group_max(t->ctx.log)) {
-		free(leaves);
-		return -E2BIG;
-	}
+	if (recs > 0xffff || bytes + UT_LOG_GROUP_HDR > ut_redo_group_max(t->ctx.log))
+		goto out_free;
 	buf = malloc(LEAF_HDR + longest);
 	if (!leaves || !buf) {
 		ret = -ENOMEM;
