@@ -16,14 +16,6 @@
 #include <untorn/engine.h>
 #include "engine_int.h"
 
-/* A transaction may hold keys for a quarter of the pool's pages: its
- * commit holds each key's leaf at once. */
-#define TXN_POOL_SHARE 4
-/* ... and redo for 3/32 of the log: the commit's group must find room
- * above the point where writers are stopped for log space (5/8). */
-#define TXN_LOG_SHARE_NUM 3
-#define TXN_LOG_SHARE_DEN 32
-
 struct txn_write {
 	uint64_t key;
 	size_t off; /* the value, in the arena */
@@ -179,8 +171,8 @@ static int set_limits(const struct ut_txn *t, unsigned keys, size_t redo,
 {
 	struct ut_engine *eng = t->eng;
 	size_t redo_max = ut_redo_group_max(&eng->log) - UT_LOG_BLOCK;
-	uint64_t share = eng->log.capacity / TXN_LOG_SHARE_DEN * TXN_LOG_SHARE_NUM;
-	unsigned keys_max = eng->pool.n_frames / TXN_POOL_SHARE;
+	uint64_t share = UT_TXN_LOG_SHARE(eng->log.capacity);
+	unsigned keys_max = eng->pool.n_frames / UT_TXN_POOL_SHARE;
 
 	if (share < redo_max)
 		redo_max = share;

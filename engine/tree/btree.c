@@ -866,8 +866,8 @@ static int apply_ops(struct ut_tree *t, const struct ut_tree_op *ops,
  */
 static void commit_budget_take(struct ut_tree *t, unsigned leaves, size_t redo)
 {
-	unsigned leaves_max = t->ctx.pool->n_frames / 2;
-	size_t redo_max = t->ctx.log->capacity / 32 * 3;
+	unsigned leaves_max = 2 * t->ctx.pool->n_frames / UT_TXN_POOL_SHARE;
+	size_t redo_max = UT_TXN_LOG_SHARE(t->ctx.log->capacity);
 
 	ut_mutex_lock(&t->commit_mutex);
 	while (t->commit_leaves && (t->commit_leaves + leaves > leaves_max ||
