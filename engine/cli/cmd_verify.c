@@ -110,20 +110,28 @@ static int read_acks(const char *path, struct acks *a, unsigned *cut)
 	return 0;
 }
 
+/* 0 with *ver the version of key's row when it is there, whole. */
+static int row_version(struct ut_engine *eng, uint64_t key, uint64_t *ver)
+{
+	static unsigned char val[65536];
+	uint32_t len;
+
+	if (ut_get(eng, key, val, sizeof(val), &len))
+		return -ENOENT;
+	return row_check(val, len, key, ver);
+}
+
 /* Links whose row is missing or older than the link says: each a
  * transaction some of whose writes survived and some not. */
 static uint64_t count_halves(struct ut_engine *eng, const struct verify_state *s)
 {
-	static unsigned char val[65536];
 	uint64_t halves = 0, ver;
-	uint32_t len;
 	size_t i;
 
 	for (i = 0; i < s->n_links; i++) {
 		const struct link *l = &s->links[i];
 
-		if (!ut_get(eng, l->next_key, val, sizeof(val), &len) &&
-		    !row_check(val, len, l->next_key, &ver) && ver >= l->next_version)
+		if (!row_version(eng, l->next_key, &ver) && ver >= l->next_version)
 			continue;
 		if (halves++ < 10)
 			fprintf(stderr, "untorn: half a transaction: key %llu is there, but not key %llu at version %llu, written with it\n",
@@ -136,17 +144,14 @@ static uint64_t count_halves(struct ut_engine *eng, const struct verify_state *s
 
 static uint64_t count_lost(struct ut_engine *eng, const struct acks *a, uint64_t *stale)
 {
-	static unsigned char val[65536];
 	uint64_t lost = 0, ver;
-	uint32_t len;
 	size_t i;
 
 	*stale = 0;
 	for (i = 0; i < a->cap; i++) {
 		if (!a->ver[i])
 			continue;
-		if (ut_get(eng, a->key[i], val, sizeof(val), &len) ||
-		    row_check(val, len, a->key[i], &ver)) {
+		if (row_version(eng, a->key[i], &ver)) {
 			if (lost++ < 10)
 				fprintf(stderr, "untorn: lost: key %llu (acknowledged version %llu)\n",
 					(unsigned long long)a->key[i],
