@@ -75,6 +75,12 @@ static int value_check(struct ut_engine *eng, uint32_t len, struct ut_err *err)
 			  len, ut_engine_value_max(eng));
 }
 
+/* A delete of a key that is not there: -ENOENT, said. */
+static int key_missing(uint64_t key, struct ut_err *err)
+{
+	return ut_err_set(err, -ENOENT, "key %llu not found", (unsigned long long)key);
+}
+
 /* ---- the write set --------------------------------------------------- */
 
 static uint32_t key_hash(uint64_t key)
@@ -265,8 +271,7 @@ int ut_txn_delete(struct ut_txn *t, uint64_t key, struct ut_err *err)
 	int ret = 0;
 
 	if (w ? w->del : ut_btree_get(&t->eng->tree, key, &probe, 0, &len) == -ENOENT)
-		return ut_err_set(err, -ENOENT, "key %llu not found",
-				  (unsigned long long)key);
+		return key_missing(key, err);
 	ret = set_write(t, key, NULL, 0, err);
 	if (!ret)
 		t->writes++;
@@ -379,8 +384,7 @@ int ut_delete(struct ut_engine *eng, uint64_t key, struct ut_err *err)
 		return ret;
 	ret = ut_btree_delete(&eng->tree, key, &lsn);
 	if (ret == -ENOENT)
-		return ut_err_set(err, ret, "key %llu not found",
-				  (unsigned long long)key);
+		return key_missing(key, err);
 	if (ret)
 		return row_error(eng, ret, err);
 	return commit_wait(eng, lsn, err);
