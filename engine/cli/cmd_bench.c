@@ -304,6 +304,12 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The checkpoint age sampled once a measured second. */
+struct age_samples {
+	uint64_t max, sum;
+	unsigned n;
+};
+
 struct bench_result {
 	double seconds, tps;
 	uint64_t commits, p50, p95, p99;
@@ -320,7 +326,7 @@ struct bench_result {
 	unsigned longest_below_half; /* the longest run of such seconds */
 	unsigned settle_secs; /* from the writers' start: see settle_time() */
 	int settled;
-	uint64_t age_max; /* the checkpoint age's peak, sampled */
+	struct age_samples ages; /* the checkpoint age, once a second */
 };
 
 /* The counters of a that grew since b (the warm-up's share removed). */
@@ -476,7 +482,8 @@ static void print_json(struct bench *b, const struct bench_result *r, const char
 	json_u64(&j, "log_space_wait_ns", r->st.log_space_wait_ns);
 	json_u64(&j, "log_pace_waits", r->st.log_pace_waits);
 	json_u64(&j, "log_pace_ns", r->st.log_pace_ns);
-	json_u64(&j, "checkpoint_age_max", r->age_max);
+	json_u64(&j, "checkpoint_age_max", r->ages.max);
+	json_u64(&j, "checkpoint_age_mean", r->ages.n ? r->ages.sum / r->ages.n : 0);
 	json_u64(&j, "log_capacity", r->st.log_capacity);
 	json_u64(&j, "commit_p50_us", r->p50);
 	json_u64(&j, "commit_p95_us", r->p95);
@@ -544,9 +551,13 @@ static void print_table(struct bench *b, const struct bench_result *r)
 	       (unsigned long long)r->st.log_space_waits);
 	printf("  %-22s %12.3f ms (%llu row writes)\n", "log pacing",
 	       r->st.log_pace_ns / 1e6, (unsigned long long)r->st.log_pace_waits);
-	printf("  %-22s %12.1f %% of the log (%s flushing)\n", "checkpoint age peak",
-	       r->st.log_capacity ? 100.0 * r->age_max / r->st.log_capacity : 0,
-	       b->adaptive ? "adaptive" : "eager");
+	printf("  %-22s %12.1f %% of the log (%s flushing), mean %.1f %%\n",
+	       "checkpoint age peak",
+	       r->st.log_capacity ? 100.0 * r->ages.max / r->st.log_capacity : 0,
+	       b->adaptive ? "adaptive" : "eager",
+	       r->st.log_capacity && r->ages.n ?
+		       100.0 * r->ages.sum / r->ages.n / r->st.log_capacity :
+		       0);
 	printf("  %-22s %12.3f ms (%llu waits)\n", "guard slot wait",
 	       r->st.guard_slot_wait_ns / 1e6,
 	       (unsigned long long)r->st.guard_slot_waits);
@@ -745,10 +756,10 @@ static void tick(uint64_t until)
 /*
  * Every whole second from t0 for n_max seconds: the commits of each into
  * series[*n] (a second missed, the thread descheduled, is one of 0),
- * counted from last; with age_max, the checkpoint age's peak too.
+ * counted from last; with ages, the checkpoint age at each second too.
  */
 static void count_seconds(struct bench *b, uint64_t t0, unsigned n_max, uint64_t last,
-			  uint64_t *series, unsigned *n, uint64_t *age_max)
+			  uint64_t *series, unsigned *n, struct age_samples *ages)
 {
 	uint64_t next = t0 + 1000000000ull, done;
 	uint64_t t_end = t0 + n_max * 1000000000ull;
@@ -762,11 +773,13 @@ static void count_seconds(struct bench *b, uint64_t t0, unsigned n_max, uint64_t
 			series[(*n)++] = done - last;
 			last = done;
 			next += 1000000000ull;
-			if (!age_max)
+			if (!ages)
 				continue;
 			ut_engine_stats(b->eng, &st);
-			if (st.checkpoint_age > *age_max)
-				*age_max = st.checkpoint_age;
+			if (st.checkpoint_age > ages->max)
+				ages->max = st.checkpoint_age;
+			ages->sum += st.checkpoint_age;
+			ages->n++;
 		}
 		if (now >= t_end)
 			break;
@@ -801,7 +814,7 @@ static int bench_run(struct bench *b, struct worker *w, struct bench_result *r)
 	base = atomic_load(&b->done);
 	t0 = ut_now_ns();
 	atomic_store(&b->measuring, 1);
-	count_seconds(b, t0, b->seconds, base, r->per_sec, &r->n_sec, &r->age_max);
+	count_seconds(b, t0, b->seconds, base, r->per_sec, &r->n_sec, &r->ages);
 	atomic_store(&b->stop, 1);
 	for (i = 0; i < started; i++)
 		pthread_join(w[i].thread, NULL);
