@@ -12,9 +12,10 @@
  * of at least half the median where unpaced writers swing; and a sweep
  * of store sizes, page rates, log sizes, stalled cleaners and page
  * writes completing a batch at a time from an empty log, judged by issue
- * 36's targets, for the forecast mode (the default: every point but the
- * buffered ones, a known failure named) and the age mode (its known
- * failures skipped, named).
+ * 36's targets (the forecast mode also against no pacing: its median
+ * second at least 0.85 of the unpaced mean), for the forecast mode
+ * (the default: every point but the buffered ones, a known failure
+ * named) and the age mode (its known failures skipped, named).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -309,15 +310,19 @@ static void test_pace_hot_pages(void)
  * journal guard's checkpoint syncs do.  Each point is judged as issue
  * 36's targets are: after a 20 s warm-up the worst second at least half
  * of the median (so none below a quarter), and writers stopped for log
- * space at most 1 % of the time, the start included.
+ * space at most 1 % of the time, the start included; and the forecast
+ * mode's median second at least SIM_OFF_SHARE of the mean with no
+ * pacing (writers stopped at 5/8 only), which holds the age at the
+ * stop: stability not bought with speed.
  */
 #define SIM_PAGES_MAX 10000
 #define SIM_SECONDS 160
 #define SIM_WARMUP_S 20
 #define SIM_POLL_MS 1000 /* an idle eager cleaner looks again (flush.c) */
 #define SIM_BATCH 32 /* pages between checkpoint checks (2 cleaners x 64) */
+#define SIM_OFF_SHARE 0.85 /* the forecast's median over the unpaced mean */
 
-enum sim_pacing { SIM_AGE, SIM_FORECAST };
+enum sim_pacing { SIM_AGE, SIM_FORECAST, SIM_OFF };
 
 struct sim_cfg {
 	const char *name;
@@ -338,10 +343,12 @@ struct sim_cfg {
 struct sim_result {
 	uint64_t per_s[SIM_SECONDS]; /* row writes in each second */
 	uint64_t median, worst; /* seconds after the warm-up */
+	double mean; /* row writes a second after the warm-up */
 	unsigned below_quarter; /* seconds after the warm-up under median/4 */
 	unsigned settle_s; /* the first second after which none is below half */
 	uint64_t stop_ms; /* ms in which writers met the stop */
 	uint64_t peak_age; /* published */
+	double mean_age; /* published, after the warm-up */
 	double predicted; /* row writes a second the log and device allow */
 };
 
@@ -501,6 +508,8 @@ static int sim_paced(struct sim *s, struct ut_redo_pace *p,
 	struct ut_pace_sample ps;
 	uint64_t age = s->cur - s->pub;
 
+	if (mode == SIM_OFF)
+		return 0;
 	if (mode == SIM_AGE) {
 		if (!p->rate && age <= p->capacity / 2)
 			return 0;
@@ -525,6 +534,9 @@ static void sim_judge(struct sim_result *r)
 	qsort(sorted, n, sizeof(sorted[0]), cmp_u64);
 	r->worst = sorted[0];
 	r->median = sorted[n / 2];
+	r->mean = 0;
+	for (i = 0; i < n; i++)
+		r->mean += (double)sorted[i] / n;
 	r->below_quarter = 0;
 	for (i = SIM_WARMUP_S; i < SIM_SECONDS; i++)
 		r->below_quarter += r->per_s[i] * 4 < r->median;
@@ -557,7 +569,7 @@ static void sim_run(const struct sim_cfg *c, enum sim_pacing mode, struct sim_re
 	if (c->cache_rate)
 		s.sync_rate = c->page_rate;
 	s.lump = c->lump;
-	if (mode != SIM_AGE) {
+	if (mode == SIM_FORECAST) {
 		ut_redo_pace_forecast(&p, capacity / 10);
 		s.poll_ms = UT_PACE_POLL_NS / 1000000;
 		s.ckpt_share = UT_PACE_CKPT_SHARE;
@@ -596,6 +608,9 @@ static void sim_run(const struct sim_cfg *c, enum sim_pacing mode, struct sim_re
 		r->stop_ms += stopped;
 		if (s.cur - s.pub > r->peak_age)
 			r->peak_age = s.cur - s.pub;
+		if (t >= SIM_WARMUP_S * 1000)
+			r->mean_age += (double)(s.cur - s.pub) /
+				       ((SIM_SECONDS - SIM_WARMUP_S) * 1000);
 		sim_clean(&s, c, capacity, t, stopped, &page_due);
 		sim_sync_progress(&s, t);
 	}
@@ -650,19 +665,25 @@ static const struct sim_cfg sim_points[] = {
 static void sim_report(const struct sim_cfg *c, enum sim_pacing mode)
 {
 	const char *name = mode == SIM_AGE ? "age pacing" : "forecast pacing";
-	struct sim_result r;
+	struct sim_result r, off;
 	char what[320];
 	int ok;
 
+	sim_run(c, SIM_OFF, &off);
 	sim_run(c, mode, &r);
-	ok = sim_pass(&r);
+	/* the forecast also keeps what unpaced writers get: the engine's
+	 * target is 0.9 of their mean (measured, docs/results); the model,
+	 * whose stalls and lumps are cruder, is held to SIM_OFF_SHARE */
+	ok = sim_pass(&r) && (mode != SIM_FORECAST || r.median >= SIM_OFF_SHARE * off.mean);
 	snprintf(what, sizeof(what),
-		 "%s, %s, from an empty log: worst second %.2f of the median (%llu), %u s under a quarter after %d s, settled at %u s, %.2f %% of the time at the stop, peak age %.0f %% of the log, median %.2f of the predicted",
+		 "%s, %s, from an empty log: worst second %.2f of the median (%llu), %u s under a quarter after %d s, settled at %u s, %.2f %% of the time at the stop, peak age %.0f %% of the log (mean %.0f %%, unpaced %.0f %%), median %.2f of the predicted, %.2f of the unpaced mean",
 		 name, c->name, r.median ? (double)r.worst / r.median : 0,
 		 (unsigned long long)r.median, r.below_quarter, SIM_WARMUP_S,
 		 r.settle_s, r.stop_ms / (SIM_SECONDS * 10.0),
 		 100.0 * r.peak_age / ((uint64_t)c->log_mib << 20),
-		 r.median / r.predicted);
+		 100.0 * r.mean_age / ((uint64_t)c->log_mib << 20),
+		 100.0 * off.mean_age / ((uint64_t)c->log_mib << 20),
+		 r.median / r.predicted, off.mean > 0 ? r.median / off.mean : 0);
 	if (mode == SIM_AGE && !ok && c->age_fails) {
 		ktap_skip_case(what, "known failure of the age mode: %s", c->age_fails);
 		return;

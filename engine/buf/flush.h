@@ -82,7 +82,7 @@ void ut_flush_set_adaptive(struct ut_flush *fl, int adaptive);
 void ut_flush_set_pacing(struct ut_flush *fl, int pacing);
 /* Writer pacing's forecast mode (redo_pace.h), with its flushing: idle
  * eager cleaners look for work every 10 ms, the checkpoint is due at
- * 1/32 of the log or 500 ms and urgent above 19/32.  After
+ * 1/32 of the log or 500 ms and urgent above 39/64.  After
  * ut_flush_set_adaptive, before ut_cleaners_start. */
 /* buffered: page writes reach the page cache only, so the forecast counts
  * a page written when a checkpoint's sync has covered it. */

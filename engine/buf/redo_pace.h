@@ -43,7 +43,7 @@
  * newest first change on the flush list (head_lsn), and the age peaks
  * at (cur - head_lsn) + rate T.  Budgeting that peak to the target
  * gives rate = (target - (cur - head_lsn)) / T, pulled gently toward
- * the target by the age of the oldest dirty page.  It is on from where
+ * the target (19/32 of the log) by the age of the oldest dirty page.  It is on from where
  * the cleaners go flat out (on_age), so the first burst is spread over
  * the first turn instead of being stopped at 5/8 of the log.
  */
@@ -60,11 +60,12 @@
 /* The forecast mode's flushing: idle eager cleaners look for work this
  * often (not once a second), the checkpoint is published at 1/32 of the
  * log or 500 ms (not 1/16 or 1 s: the lag of the published age would
- * eat the sixteenth between target and stop), and at once above 19/32. */
+ * eat the margin between target, 19/32, and stop), and at once above
+ * 39/64, where the rate is cut too. */
 #define UT_PACE_POLL_NS 10000000ull
 #define UT_PACE_CKPT_SHARE 32
 #define UT_PACE_CKPT_NS 500000000ull
-#define UT_PACE_URGENT(capacity) ((capacity) / 32 * 19)
+#define UT_PACE_URGENT(capacity) ((capacity) / 64 * 39)
 
 struct ut_redo_pace {
 	uint64_t capacity; /* the redo log's usable bytes */

@@ -62,7 +62,7 @@ static const char bench_help[] =
 	"age and the redo rate from half the log on).  --pacing forecast (the\n"
 	"default; on says the same) gives writers a redo rate from a tenth of\n"
 	"the log on: what lets the cleaners, at their measured page rate, write\n"
-	"every page dirty now before the age reaches 9/16 of the log.  age: the\n"
+	"every page dirty now before the age reaches 19/32 of the log.  age: the\n"
 	"rate the checkpoint freed over the last turn, pulled toward 9/16, from\n"
 	"half the log on (the default before; bursts for a minute after a cold\n"
 	"start).  off: writers run until the stop at 5/8 and wait there (for\n"
