@@ -43,6 +43,8 @@ BAD_CMDS=("demo --rows 0 --dir $scratch/d" "demo --seconds x --dir $scratch/d" "
 	  "profile-overhead --rounds" "profile-overhead --rounds x --dir $scratch"
 	  "profile-overhead --scripts nope --dir $scratch" "profile-overhead --dir $scratch/no"
 	  "../dev/crash-kill9 --trials" "../dev/crash-kill9 --trials x" "../dev/crash-matrix --trials"
+	  "../dev/crash-matrix --txn-writes 0" "../dev/crash-matrix --txn-writes 65"
+	  "../dev/flushing-compare --guard sector"
 	  # issue 29: sizes too small to be what was meant, counts beyond
 	  # the shell's arithmetic, paths that are not what they must be
 	  "emulate-hdd start --size 3k" "fio-compare --dir $scratch --size 3k --out $scratch/o"

@@ -17,8 +17,8 @@ json_top_num() {
 }
 
 # cut_evaluate STORE ACKS WORKDIR: sets cut_torn, cut_rec (recover's
-# exit), cut_unrec, cut_acked and cut_lost (lost + stale + damaged
-# values); leaves before.json, recover.out, after.json, verify.json in
+# exit), cut_unrec, cut_acked, cut_half (transactions applied in half)
+# and cut_lost (lost + stale + damaged values + cut_half); leaves before.json, recover.out, after.json, verify.json in
 # WORKDIR
 cut_evaluate() {
 	local store=$1 acks=$2 w=$3
@@ -31,14 +31,15 @@ cut_evaluate() {
 	cut_unrec=$(json_top_num "$w/after.json" bad_pages)
 	[ $cut_rec -ne 0 ] && [ "$cut_unrec" -le 0 ] && cut_unrec=$cut_torn	# recovery refused
 	[ "$cut_unrec" -lt 0 ] && cut_unrec=0
-	cut_lost=0
+	cut_lost=0 cut_half=0
 	cut_acked=$(wc -l <"$acks")
 	[ $cut_rec -eq 0 ] || return 0
 	"$UNTORN" verify --json --acks "$acks" "$store" >"$w/verify.json" 2>/dev/null
 	# a transaction found applied in half (its linked rows) is lost too
+	cut_half=$(json_top_num "$w/verify.json" half_transactions)
+	[ "$cut_half" -lt 0 ] && cut_half=0
 	cut_lost=$(( $(json_top_num "$w/verify.json" lost) + $(json_top_num "$w/verify.json" stale) +
-		     $(json_top_num "$w/verify.json" damaged_values) +
-		     $(json_top_num "$w/verify.json" half_transactions) ))
+		     $(json_top_num "$w/verify.json" damaged_values) + cut_half ))
 	[ "$cut_lost" -lt 0 ] && cut_lost=0
 	return 0
 }
