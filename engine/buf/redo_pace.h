@@ -42,10 +42,11 @@
  * a property of the device), so by then the checkpoint is past the
  * newest first change on the flush list (head_lsn), and the age peaks
  * at (cur - head_lsn) + rate T.  Budgeting that peak to the target
- * gives rate = (target - (cur - head_lsn)) / T, pulled gently toward
- * the target (19/32 of the log) by the age of the oldest dirty page.  It is on from where
- * the cleaners go flat out (on_age), so the first burst is spread over
- * the first turn instead of being stopped at 5/8 of the log.
+ * (19/32 of the log) gives rate = (target - (cur - head_lsn)) / T,
+ * pulled gently toward the target by the age of the oldest dirty page.
+ * It is on from where the cleaners go flat out (on_age), so the first
+ * burst is spread over the first turn instead of being stopped at 5/8
+ * of the log.
  */
 #ifndef UNTORN_REDO_PACE_H
 #define UNTORN_REDO_PACE_H
