@@ -675,7 +675,8 @@ static void sim_report(const struct sim_cfg *c, enum sim_pacing mode,
 	/* the forecast also keeps what unpaced writers get: the engine's
 	 * target is 0.9 of their mean (measured, docs/results); the model,
 	 * whose stalls and lumps are cruder, is held to SIM_OFF_SHARE */
-	ok = sim_pass(&r) && (mode != SIM_FORECAST || r.median >= SIM_OFF_SHARE * off->mean);
+	ok = sim_pass(&r) &&
+	     (mode != SIM_FORECAST || r.median >= SIM_OFF_SHARE * off->mean);
 	snprintf(what, sizeof(what),
 		 "%s, %s, from an empty log: worst second %.2f of the median (%llu), %u s under a quarter after %d s, settled at %u s, %.2f %% of the time at the stop, peak age %.0f %% of the log (mean %.0f %%, unpaced %.0f %%), median %.2f of the predicted, %.2f of the unpaced mean",
 		 name, c->name, r.median ? (double)r.worst / r.median : 0,
