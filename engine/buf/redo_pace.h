@@ -42,7 +42,7 @@
  * a property of the device), so by then the checkpoint is past the
  * newest first change on the flush list (head_lsn), and the age peaks
  * at (cur - head_lsn) + rate T.  Budgeting that peak to the target
- * (19/32 of the log; lower where 0.25 s of redo at the rate is more
+ * (19/32 of the log; lower where 0.35 s of redo at the rate is more
  * than a thirty-second of it) gives
  * rate = (target - (cur - head_lsn)) / T,
  * pulled gently toward the target by the age of the oldest dirty page.
