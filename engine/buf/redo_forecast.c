@@ -6,6 +6,7 @@
  * dirty now.
  */
 #include "base/probes.h"
+#include "buf/flush_rate.h"
 #include "buf/redo_pace.h"
 
 /* the page rate's average: an exponential one over one turn, at least
@@ -53,13 +54,14 @@ int ut_redo_pace_due(const struct ut_redo_pace *p, uint64_t now_ns)
  * their time), so the margin grows with the rate. */
 static double fc_target(const struct ut_redo_pace *p)
 {
-	double stop = (double)p->capacity * 5 / 8, margin = (double)p->capacity / 32;
+	uint64_t stop = UT_FLUSH_STOP(p->capacity);
+	double margin = (double)p->capacity / 32;
 
 	if (p->rate * FC_REACT_S > margin)
 		margin = p->rate * FC_REACT_S;
 	if (margin > (double)p->capacity / 8)
 		margin = (double)p->capacity / 8;
-	return stop - margin;
+	return (double)stop - margin;
 }
 
 /* The cleaners' page rate, averaged over the windows in which they had
@@ -104,11 +106,11 @@ static void fc_page_rate(struct ut_redo_pace *p, const struct ut_pace_sample *s,
  * while writers go on at the rate. */
 static double fc_want(const struct ut_redo_pace *p, const struct ut_pace_sample *s)
 {
-	double target = fc_target(p), turn, spent, budget, factor;
+	double full = fc_target(p), target, turn, spent, budget, factor;
 
-	target -= p->rate * p->stall_max;
-	if (target < fc_target(p) / 2)
-		target = fc_target(p) / 2;
+	target = full - p->rate * p->stall_max;
+	if (target < full / 2)
+		target = full / 2;
 
 	turn = p->page_rate > 0 ? s->n_dirty / p->page_rate : FC_TURN_BOOT_S;
 	if (turn < FC_TURN_MIN_S)
@@ -157,7 +159,7 @@ void ut_redo_pace_adjust(struct ut_redo_pace *p, const struct ut_pace_sample *s)
 		p->on_ns = s->now_ns;
 	want = fc_want(p, s);
 	urgent = UT_PACE_URGENT(p->capacity);
-	stop = p->capacity / 8 * 5;
+	stop = UT_FLUSH_STOP(p->capacity);
 	if (s->age > urgent) /* near the stop, whatever the forecast says:
 			      * down to half the rate at the stop */
 		want *= s->age >= stop ? 0.5 :
