@@ -93,6 +93,24 @@ static int load(struct ut_engine *eng, uint64_t n)
 	return 0;
 }
 
+/* A store named name whose log and pool are size bytes, opened with
+ * commit and loaded with keys 0..rows-1; NULL (said why) on failure. */
+static struct ut_engine *loaded_engine(const char *name, uint64_t size,
+				       enum ut_commit_mode commit, uint64_t rows)
+{
+	struct ut_err err = { "" };
+	struct ut_engine *eng;
+
+	if (make_store(name, size) || !(eng = open_engine(size, commit)))
+		return NULL;
+	if (load(eng, rows)) {
+		ktap_diag("loading %llu rows failed", (unsigned long long)rows);
+		ut_engine_close(eng, &err);
+		return NULL;
+	}
+	return eng;
+}
+
 static void rollback_and_own_writes(void)
 {
 	struct ut_engine *eng;
@@ -103,8 +121,8 @@ static void rollback_and_own_writes(void)
 	uint64_t ver;
 	int ok = 1;
 
-	if (make_store("own", 8 << 20) ||
-	    !(eng = open_engine(8 << 20, UT_COMMIT_SYNC)) || load(eng, 100)) {
+	eng = loaded_engine("own", 8 << 20, UT_COMMIT_SYNC, 100);
+	if (!eng) {
 		ktap_ok(0, "a transaction reads its own writes, nobody else does; rollback leaves nothing");
 		return;
 	}
@@ -210,8 +228,8 @@ static void last_commit_wins(void)
 	struct ut_txn a, b;
 	int ok = 1;
 
-	if (make_store("race", 8 << 20) ||
-	    !(eng = open_engine(8 << 20, UT_COMMIT_LAZY)) || load(eng, 100)) {
+	eng = loaded_engine("race", 8 << 20, UT_COMMIT_LAZY, 100);
+	if (!eng) {
 		ktap_ok(0, "of two transactions writing one key, the last to commit wins whole");
 		return;
 	}
@@ -252,8 +270,8 @@ static void ascending_inserts(void)
 	uint64_t k;
 	int ok = 1;
 
-	if (make_store("asc", 64 << 20) ||
-	    !(eng = open_engine(64 << 20, UT_COMMIT_SYNC)) || load(eng, 300)) {
+	eng = loaded_engine("asc", 64 << 20, UT_COMMIT_SYNC, 300);
+	if (!eng) {
 		ktap_ok(0, "500 ascending inserts and 100 updates in one commit");
 		return;
 	}
@@ -286,8 +304,8 @@ static void deletes_and_a_large_row(void)
 	uint32_t len;
 	int ok = 1;
 
-	if (make_store("room", 64 << 20) ||
-	    !(eng = open_engine(64 << 20, UT_COMMIT_SYNC)) || load(eng, 1000)) {
+	eng = loaded_engine("room", 64 << 20, UT_COMMIT_SYNC, 1000);
+	if (!eng) {
 		ktap_ok(0, "deletes and a large row in one commit");
 		return;
 	}
