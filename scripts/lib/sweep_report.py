@@ -9,11 +9,14 @@
 # mode's; sweep.json; and two charts: every second's TPS per guard, size
 # and mode, warm-up included (sweep-tps-over-time.png, Dimitri
 # Kravtchuk's graph), and each guard's TPS over doublewrite's (none's
-# when doublewrite did not run) by size (sweep-ratios.png).
+# when doublewrite did not run) by size (sweep-ratios.png).  With
+# --repeat a size's runs are its rounds' median runs, and a second table
+# gives every guard's TPS and ratios as median [min-max] over the rounds.
 #
 # USAGE: sweep_report.py DIR SUBDIR...
 import json
 import os
+import statistics
 import sys
 
 
@@ -77,6 +80,30 @@ def table(runs, order, modes):
             100 * row["log_space_wait_share"], 100 * row["paced_share"],
             row["commit_p99_us"] if row["commit_p99_us"] is not None else "-"))
     return by, rows
+
+
+def spread_table(by, order, rows):
+    """bench-matrix --repeat: each size's runs are the median runs of its
+    rounds, with every round's TPS and ratios beside them."""
+    if not any("round_tps" in r for r in by.values()):
+        return
+    def spread(vals):
+        if not vals:
+            return "-"
+        return "%.2f [%.2f-%.2f]" % (statistics.median(vals), min(vals), max(vals))
+    print("\nover the rounds of --repeat: median [min-max]; a ratio is taken within a round")
+    print("%-5s %9s %-8s %-12s %6s %20s %20s %20s" % ("dev", "rows", "pacing", "guard", "rounds", "tps", "/dblwr", "/none"))
+    for row in rows:
+        r = by[(row["device"], row["threads"], row["rows"], row["pacing"], row["guard"])]
+        tps = r.get("round_tps", [])
+        med = statistics.median(tps) if tps else 0
+        row.update(round_tps=tps, over_doublewrite_rounds=r.get("over_doublewrite_rounds", []),
+                   over_none_rounds=r.get("over_none_rounds", []))
+        print("%-5s %9d %-8s %-12s %6d %20s %20s %20s" % (
+            row["device"], row["rows"], row["pacing"], row["guard"], len(tps),
+            "%.0f [%.0f-%.0f]" % (med, min(tps), max(tps)) if tps else "-",
+            spread(row["over_doublewrite_rounds"]) if row["guard"] != "doublewrite" else "-",
+            spread(row["over_none_rounds"]) if row["guard"] != "none" else "-"))
 
 
 def charts(out, by, order, order_modes):
@@ -152,6 +179,7 @@ def main():
         if r["pacing_mode"] not in seen:
             seen.append(r["pacing_mode"])
     by, rows = table(runs, order, seen)
+    spread_table(by, order, rows)
     json.dump(rows, open(os.path.join(out, "sweep.json"), "w"), indent=1)
     charts(out, by, order, seen)
 
