@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <untorn/parse.h>
+#include "cli/json_quote.h"
 #include "fscaps/fscaps.h"
 #include "guard/guard.h"
 #include "mysql/server_check.h"
@@ -83,17 +84,9 @@ static int parse_page_size(const char *s, uint32_t *out)
 
 static void json_str(const char *key, const char *val, int comma)
 {
-	const unsigned char *p = (const unsigned char *)val;
-
-	printf("  \"%s\": \"", key);
-	for (; *p; p++)
-		if (*p == '"' || *p == '\\')
-			printf("\\%c", *p);
-		else if (*p < 0x20)
-			printf("\\u%04x", *p);
-		else
-			putchar(*p);
-	printf("\"%s\n", comma ? "," : "");
+	printf("  \"%s\": ", key);
+	json_quote(stdout, val);
+	printf("%s\n", comma ? "," : "");
 }
 
 static const char *data_mode_name(const struct ut_fscaps *c)

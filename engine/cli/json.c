@@ -6,6 +6,7 @@
  * indented, keys in the order written.
  */
 #include "cli.h"
+#include "json_quote.h"
 
 static void json_sep(struct json *j, const char *key)
 {
@@ -17,22 +18,6 @@ static void json_sep(struct json *j, const char *key)
 	if (key)
 		fprintf(j->out, "\"%s\": ", key);
 	j->need_comma = 1;
-}
-
-static void json_quote(FILE *out, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	fputc('"', out);
-	for (; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
-	}
-	fputc('"', out);
 }
 
 void json_begin(struct json *j, FILE *out)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <untorn/err.h>
 #include <untorn/parse.h>
+#include "cli/json_quote.h"
 #include "fscaps.h"
 #include "fstab_line.h"
 #include "ibdata.h"
@@ -492,17 +493,9 @@ static void print_text(const struct server *s, int safe)
 
 static void json_string(const char *key, const char *val, const char *tail)
 {
-	const unsigned char *p = (const unsigned char *)val;
-
-	printf("\"%s\": \"", key);
-	for (; *p; p++)
-		if (*p == '"' || *p == '\\')
-			printf("\\%c", *p);
-		else if (*p < 0x20)
-			printf("\\u%04x", *p);
-		else
-			putchar(*p);
-	printf("\"%s", tail);
+	printf("\"%s\": ", key);
+	json_quote(stdout, val);
+	fputs(tail, stdout);
 }
 
 static void print_json(const struct server *s, int safe)
