@@ -230,7 +230,7 @@ static int cleaner_has_work(struct ut_flush *fl)
 		return 0;
 	/* eager: flat out while the redo between checkpoint and head is
 	 * over a tenth of the log */
-	return ut_redo_age(fl->log) > fl->log->capacity / 10 &&
+	return ut_redo_age(fl->log) > UT_LOG_EAGER_AGE(fl->log->capacity) &&
 	       ut_bpool_dirty_count(fl->pool) > 0;
 }
 
@@ -353,7 +353,8 @@ void ut_flush_set_forecast(struct ut_flush *fl, int buffered)
 	fl->forecast = 1;
 	fl->count_at_sync = buffered;
 	/* paced from where the cleaners go flat out */
-	ut_redo_pace_forecast(&fl->pace, fl->adaptive ? UT_FLUSH_LWM(cap) : cap / 10);
+	ut_redo_pace_forecast(&fl->pace, fl->adaptive ? UT_FLUSH_LWM(cap) :
+							UT_LOG_EAGER_AGE(cap));
 	ut_checkpointer_set_due(fl->ckpt, UT_PACE_CKPT_SHARE, UT_PACE_CKPT_NS);
 }
 
@@ -403,7 +404,7 @@ void ut_cleaners_stop(struct ut_flush *fl)
 void ut_flush_want_log_space(void *arg)
 {
 	struct ut_flush *fl = arg;
-	uint64_t target = ut_redo_current(fl->log) - fl->log->capacity / 2;
+	uint64_t target = ut_redo_current(fl->log) - UT_FLUSH_LWM(fl->log->capacity);
 
 	ut_mutex_lock(&fl->mutex);
 	if (target > fl->target_lsn)
@@ -468,7 +469,7 @@ static uint64_t pace_admit(struct ut_flush *fl, uint64_t age)
 static void log_pace(struct ut_flush *fl)
 {
 	uint64_t ns, slept = 0, age = ut_redo_age(fl->log);
-	uint64_t on = fl->forecast ? fl->pace.on_age : fl->log->capacity / 2;
+	uint64_t on = fl->forecast ? fl->pace.on_age : UT_FLUSH_LWM(fl->log->capacity);
 	struct timespec ts;
 
 	if (fl->fatal || !fl->n_cleaners || fl->no_pacing)

@@ -23,7 +23,7 @@ void ut_flush_rate_init(struct ut_flush_rate *fr, uint64_t capacity)
 
 double ut_flush_rate_pct(uint64_t capacity, uint64_t age)
 {
-	uint64_t async = capacity / UT_FLUSH_ASYNC_DIV;
+	uint64_t async = UT_FLUSH_LWM(capacity);
 	double factor;
 
 	if (!async || age < UT_FLUSH_LWM(capacity))

@@ -19,6 +19,7 @@
 #define UNTORN_FLUSH_RATE_H
 
 #include <stdint.h>
+#include "buf/log_space.h"
 
 struct ut_flush_rate {
 	uint64_t capacity; /* the redo log's usable bytes */
@@ -28,22 +29,9 @@ struct ut_flush_rate {
 	double tick_rate; /* the same over the last tick alone */
 };
 
-/*
- * The age (head - checkpoint) below which nothing is flushed for the
- * log's sake: half the log.  When page writes are what the device runs
- * out of, every page write carries the changes made while the page
- * stayed dirty, so throughput grows with the age the cleaners allow:
- * on the HDD model InnoDB's tenth of the log gave 0.2x the TPS of eager
- * flushing, 3/8 0.7x, half 0.8x (docs/results/2026-11-24-flushing.md).
- * Half leaves an eighth of the log before writers stop at 5/8.
- */
-#define UT_FLUSH_LWM(capacity) ((capacity) / 2)
-/* The age the percentage is measured against: half the log, where the
- * redo log asks for space (ut_flush_want_log_space's target). */
-#define UT_FLUSH_ASYNC_DIV 2
-
-/* Where row writes stop for log space (ut_flush_log_free_check). */
-#define UT_FLUSH_STOP(capacity) ((capacity) / 8 * 5)
+/* The ages it acts at (UT_FLUSH_LWM: where it begins; the age the
+ * percentage is measured against is the same half of the log, where the
+ * redo log asks for space) are log_space.h's. */
 
 void ut_flush_rate_init(struct ut_flush_rate *fr, uint64_t capacity);
 

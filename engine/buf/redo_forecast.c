@@ -54,13 +54,15 @@ int ut_redo_pace_due(const struct ut_redo_pace *p, uint64_t now_ns)
  * their time), so the margin grows with the rate. */
 static double fc_target(const struct ut_redo_pace *p)
 {
-	uint64_t stop = UT_FLUSH_STOP(p->capacity);
-	double margin = (double)p->capacity / 32;
+	uint64_t stop = UT_FLUSH_STOP(p->capacity),
+		 least = UT_PACE_MARGIN_MIN(p->capacity),
+		 most = UT_PACE_MARGIN_MAX(p->capacity);
+	double margin = (double)least;
 
 	if (p->rate * FC_REACT_S > margin)
 		margin = p->rate * FC_REACT_S;
-	if (margin > (double)p->capacity / 8)
-		margin = (double)p->capacity / 8;
+	if (margin > (double)most)
+		margin = (double)most;
 	return (double)stop - margin;
 }
 

@@ -69,7 +69,7 @@ static void pace_adjust(struct ut_redo_pace *p, uint64_t now_ns,
 	p->adjust_lsn = cur_lsn;
 	p->adjust_ckpt = ckpt;
 	if (!p->rate) {
-		if (age <= p->capacity / 2)
+		if (age <= UT_FLUSH_LWM(p->capacity))
 			return;
 		/* the log starts to hold writers back: it filled faster than
 		 * the checkpoint moved, so start below the redo rate */

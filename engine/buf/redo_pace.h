@@ -54,6 +54,7 @@
 #define UNTORN_REDO_PACE_H
 
 #include <stdint.h>
+#include "buf/log_space.h"
 
 #define UT_PACE_ADJUST_NS 100000000ull /* how often the rate is adjusted */
 #define UT_PACE_BURST_NS 50000000ull /* redo allowed ahead of the clock */
@@ -68,7 +69,6 @@
 #define UT_PACE_POLL_NS 10000000ull
 #define UT_PACE_CKPT_SHARE 32
 #define UT_PACE_CKPT_NS 500000000ull
-#define UT_PACE_URGENT(capacity) ((capacity) / 64 * 39)
 
 struct ut_redo_pace {
 	uint64_t capacity; /* the redo log's usable bytes */

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <untorn/latch.h>
 #include "base/gate.h"
+#include "buf/log_space.h"
 #include "mtr/mtr.h"
 
 /* Called per row of a scan, in key order; nonzero stops it (the same
@@ -47,12 +48,11 @@ struct ut_tree {
 
 /* What a transaction's commit may hold: keys (a leaf each, fixed in the
  * pool until it is in the log) for 1/UT_TXN_POOL_SHARE of the pool's
- * pages, and redo for UT_TXN_LOG_SHARE of the log (above the 5/8 where
- * writers stop, the log must take it).  The commits under way together
- * hold at most twice the pages and the same redo (ut_btree_apply waits
- * for room). */
+ * pages, and redo for UT_TXN_LOG_SHARE of the log (log_space.h: above
+ * the stop where writers wait, the log must take it).  The commits under
+ * way together hold at most twice the pages and the same redo
+ * (ut_btree_apply waits for room). */
 #define UT_TXN_POOL_SHARE 4
-#define UT_TXN_LOG_SHARE(capacity) ((capacity) / 32 * 3)
 
 /* One row write of a transaction: a put of len bytes at val, or a
  * delete (del). */

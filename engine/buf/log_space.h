@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * log_space.h - the one home of the redo log's space policy: the
+ * checkpoint ages (head - checkpoint, as shares of the log's usable
+ * bytes) at which the engine acts, each written relative to the one it
+ * is set against.  Bottom up:
+ *
+ *   1/10    eager cleaners (the default without adaptive flushing) go
+ *           flat out above it, InnoDB's async point
+ *   1/2     adaptive flushing begins (flush_rate.h); the log asks the
+ *           cleaners for space down to it; the age mode's pacing begins
+ *   19/32   the forecast pacing's target: the stop less a margin of at
+ *           least 1/32 (redo_forecast.c: more when the redo rate is high)
+ *   39/64   urgent: the stop less 1/64; the forecast cuts the rate and
+ *           the checkpoint is published at once
+ *   5/8     writers stop for log space (ut_flush_log_free_check)
+ *   + 3/32  what the commits under way may still add above the stop
+ *           (btree.h): the log must take it, so 5/8 + 3/32 < 1
+ *
+ * Why these values: docs/architecture.md (the engine's cleaners,
+ * "Writer pacing" and its forecast mode) and the results it links.
+ */
+#ifndef UT_LOG_SPACE_H
+#define UT_LOG_SPACE_H
+
+/* eager flushing: the cleaners write flat out above this age */
+#define UT_LOG_EAGER_AGE(capacity) ((capacity) / 10)
+
+/*
+ * The age below which nothing is flushed for the log's sake: half the
+ * log.  When page writes are what the device runs out of, every page
+ * write carries the changes made while the page stayed dirty, so
+ * throughput grows with the age the cleaners allow: on the HDD model
+ * InnoDB's tenth of the log gave 0.2x the TPS of eager flushing, 3/8
+ * 0.7x, half 0.8x (docs/results/2026-11-24-flushing.md).  Half leaves
+ * an eighth of the log before writers stop.
+ */
+#define UT_FLUSH_LWM(capacity) ((capacity) / 2)
+
+/* Where row writes stop for log space. */
+#define UT_FLUSH_STOP(capacity) ((capacity) / 8 * 5)
+
+/* The forecast's margin under the stop: at least 1/32 of the log (its
+ * target 19/32), at most 1/8 (down to the LWM). */
+#define UT_PACE_MARGIN_MIN(capacity) ((capacity) / 32)
+#define UT_PACE_MARGIN_MAX(capacity) \
+	(UT_FLUSH_STOP(capacity) - UT_FLUSH_LWM(capacity))
+
+/* The forecast's urgent age: 1/64 under the stop (39/64). */
+#define UT_PACE_URGENT(capacity) (UT_FLUSH_STOP(capacity) - (capacity) / 64)
+
+/* The redo the commits under way may hold together, above the stop. */
+#define UT_TXN_LOG_SHARE(capacity) ((capacity) / 32 * 3)
+
+#endif
