@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <untorn/engine.h>
+#include "buf/readahead.h"
 #include "tree/btree.h"
 #include "tree/scan_bound.h"
 #include "tree/shape.h"

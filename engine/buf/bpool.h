@@ -88,45 +88,19 @@ enum ut_latch_mode { UT_S, UT_X };
  * a miss enters at the old end, so a scan does not evict the hot set. */
 #define UT_GET_SCAN (1u << 8)
 
-/* One batch of read-ahead in flight: runs of adjacent pages (and of pages
- * separated by holes of up to gap pages, read through and dropped), each
- * run read with one I/O into a staging buffer, all submitted together. */
-struct ut_prefetch {
-	struct ut_batch batch;
-	struct ut_io *ios;
-	struct ut_frame **frames; /* claimed, X-latched until finish */
-	uint32_t *run_first; /* per I/O: index of its first frame */
-	uint32_t *slot; /* per frame: its page in staging */
-	unsigned n_frames, n_ios, cap, staging_cap;
-	unsigned unpack_flags; /* UT_UNPACK_TOLERATE_TORN for recovery */
-	unsigned char *staging;
-	int active;
-	int error;
-	uint64_t ios_total, bytes_total, submits_total, pages_total;
-	uint64_t hole_pages_total; /* read through, not used */
-};
-
 /* Drops every clean, unused frame (the pool's cold start). */
 void ut_bpool_evict_clean(struct ut_bpool *bp);
 
-/* cap frames a batch; hole_cap pages of staging for the holes read
- * through (gap > 0), beyond one page a frame */
-int ut_prefetch_init(struct ut_prefetch *pf, unsigned cap, unsigned hole_cap,
-		     uint32_t page_size);
-void ut_prefetch_free(struct ut_prefetch *pf);
-/* Claims frames for the pages of page_nos[0..n) (sorted) not in the pool
- * (old end of the LRU), merges neighbours into reads of up to merge pages
- * -- neighbours with up to gap pages between them too, reading the hole
- * (one longer transfer is cheaper than another seek) -- and submits them
- * with one io_uring_submit.  unpack_flags: as for ut_bpool_get
- * (UT_UNPACK_TOLERATE_TORN for recovery). */
-int ut_prefetch_start(struct ut_bpool *bp, struct ut_prefetch *pf,
-		      const uint32_t *page_nos, unsigned n, unsigned merge,
-		      unsigned gap, unsigned unpack_flags);
-/* Waits for the batch, fills and releases its frames.  A page that could
- * not be read is dropped from the pool (its next access reads it again
- * and reports the error); returns the first error. */
-int ut_prefetch_finish(struct ut_bpool *bp, struct ut_prefetch *pf);
+/* For read-ahead (readahead.h): a frame claimed for page_no, X-latched
+ * and fixed, in the old end of the LRU, for the caller to read into;
+ * NULL when the page is in the pool (or no frame is free right now:
+ * read-ahead never waits for one). */
+struct ut_frame *ut_bpool_claim_read(struct ut_bpool *bp, uint32_t page_no);
+/* The read into a claimed frame ended with ret (0: the page is in its
+ * area): unpacked (flags as for ut_bpool_get), or dropped from the pool
+ * on an error (its next access reads it again and reports it); the
+ * frame released.  Returns the page's error. */
+int ut_bpool_read_done(struct ut_bpool *bp, struct ut_frame *f, int ret, unsigned flags);
 
 int ut_bpool_init(struct ut_bpool *bp, const struct ut_geom *g, uint64_t bytes,
 		  int data_fd, const char *data_path, struct ut_err *err);

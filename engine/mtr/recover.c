@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/bytes.h"
+#include "buf/readahead.h"
 #include "mtr/mtr.h"
 #include "mtr/recover.h"
 #include "base/probes.h"
