@@ -7,11 +7,9 @@
  * submitted together and consumed while the next batch is in flight),
  * a window of leaves (innodb_lra_size) sorted and read at once, the next
  * in flight from half way through it, a pause between windows
- * (innodb_lra_sleep), merging fitted to a device's figures, the cold
- * start a scan benchmark begins with (ut_engine_drop_caches: every page
- * written, the pool and the page cache emptied), the tree's shape a scan
- * meets (ut_engine_tree_shape: its fragmentation) and the least time a
- * device could read it in (ut_engine_scan_bound).
+ * (innodb_lra_sleep); and the tree's shape a scan meets
+ * (ut_engine_tree_shape: its fragmentation).  What a device could do
+ * with it is scan_model.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -229,24 +227,6 @@ unsigned ut_scan_window(const struct ut_engine *eng, const struct ut_scan_opts *
 	return scan_batch(eng, o);
 }
 
-int ut_scan_fit_device(const struct ut_engine *eng,
-		       const struct ut_scan_device *d, struct ut_scan_opts *o)
-{
-	struct ut_read_cost cost;
-	uint64_t gap;
-	int ret;
-
-	ret = ut_read_cost_of(d->iops, d->mbps, eng->geom.page_size, &cost);
-	if (ret)
-		return ret;
-	/* the bound's rule: a hole is read through when its transfer costs
-	 * less than a positioning */
-	gap = ut_read_through_max(&cost);
-	o->gap_pages = gap < UT_SCAN_MERGE_MAX ? (unsigned)gap : UT_SCAN_MERGE_MAX;
-	o->merge_pages = UT_SCAN_MERGE_MAX;
-	return 0;
-}
-
 /*
  * Staging for the holes logical read-ahead reads through: what its most
  * demanding window needs, within HOLE_STAGING_MAX.  Sized to the need,
@@ -332,48 +312,6 @@ int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void 
 	return ret;
 }
 
-static double file_resident(int fd, uint64_t size)
-{
-	size_t page = sysconf(_SC_PAGESIZE), chunk = 64ull << 20, i, pages;
-	uint64_t off, resident = 0, total = 0;
-	unsigned char *vec;
-	void *map;
-
-	vec = malloc(chunk / page);
-	if (!vec)
-		return -1;
-	for (off = 0; off < size; off += chunk) {
-		size_t len = size - off < chunk ? size - off : chunk;
-
-		map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, off);
-		if (map == MAP_FAILED)
-			break;
-		pages = (len + page - 1) / page;
-		if (!mincore(map, len, vec))
-			for (i = 0; i < pages; i++)
-				resident += vec[i] & 1;
-		total += pages;
-		munmap(map, len);
-	}
-	free(vec);
-	return total ? (double)resident / total : 0;
-}
-
-int ut_engine_drop_caches(struct ut_engine *eng, double *resident)
-{
-	int fd = eng->store->data_fd;
-	int ret;
-
-	ret = ut_flush_all(&eng->flush);
-	if (ret)
-		return ret;
-	ut_bpool_evict_clean(&eng->pool);
-	if (fdatasync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
-		return -errno;
-	*resident = file_resident(fd, eng->store->file_pages * eng->geom.page_size);
-	return 0;
-}
-
 int ut_engine_tree_shape(struct ut_engine *eng, struct ut_tree_shape *s)
 {
 	struct ut_leaf_steps ls;
@@ -391,34 +329,5 @@ int ut_engine_tree_shape(struct ut_engine *eng, struct ut_tree_shape *s)
 	s->jumps = ls.jumps;
 	s->fragmentation = ls.steps ? (double)ls.jumps / ls.steps : 0;
 	s->mean_jump_pages = ls.jumps ? (double)ls.jump_pages / ls.jumps : 0;
-	return 0;
-}
-
-int ut_engine_scan_bound(struct ut_engine *eng, unsigned window_pages,
-			 const struct ut_scan_device *d, struct ut_scan_bound *b)
-{
-	struct ut_read_cost cost;
-	struct ut_leaf_bound lb;
-	uint32_t *leaves;
-	size_t n;
-	int ret;
-
-	ret = ut_read_cost_of(d->iops, d->mbps, eng->geom.page_size, &cost);
-	if (ret || !window_pages)
-		return -EINVAL;
-	ret = ut_btree_leaf_list(&eng->tree, &leaves, &n);
-	if (ret)
-		return ret;
-	ret = ut_leaf_bound_of(leaves, n, window_pages, &cost, &lb);
-	free(leaves);
-	if (ret)
-		return ret;
-	b->seconds = lb.seconds;
-	b->windows = lb.windows;
-	b->runs = lb.runs;
-	b->pages = lb.pages;
-	b->hole_pages = lb.hole_pages;
-	b->position_ms = cost.position_s * 1e3;
-	b->page_ms = cost.page_s * 1e3;
 	return 0;
 }

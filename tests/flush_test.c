@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <untorn/engine.h>
+#include <untorn/scan_model.h>
 #include <untorn/store.h>
 #include <untorn/sysio.h>
 #include "rowgen.h"

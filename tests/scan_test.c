@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <untorn/engine.h>
+#include <untorn/scan_model.h>
 #include <untorn/store.h>
 #include <untorn/sysio.h>
 #include "layout.h"

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <untorn/engine.h>
+#include <untorn/scan_model.h>
 #include <untorn/store.h>
 #include "engine_int.h"
 #include "tree/btree.h"

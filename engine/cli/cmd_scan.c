@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <untorn/engine.h>
+#include <untorn/scan_model.h>
 #include "cli.h"
 #include "ra_opts.h"
 #include "write_load.h"

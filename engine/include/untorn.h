@@ -25,6 +25,7 @@
 #include <untorn/page.h>
 #include <untorn/parse.h>
 #include <untorn/recovery.h>
+#include <untorn/scan_model.h>
 #include <untorn/ring.h>
 #include <untorn/store.h>
 #include <untorn/superblock.h>
