@@ -28,12 +28,11 @@
 
 /*
  * The age below which nothing is flushed for the log's sake: half the
- * log.  When page writes are what the device runs out of, every page
- * write carries the changes made while the page stayed dirty, so
- * throughput grows with the age the cleaners allow: on the HDD model
- * InnoDB's tenth of the log gave 0.2x the TPS of eager flushing, 3/8
- * 0.7x, half 0.8x (docs/results/2026-11-24-flushing.md).  Half leaves
- * an eighth of the log before writers stop.
+ * log, not InnoDB's tenth.  When page writes are what the device runs
+ * out of, every page write carries the changes made while the page
+ * stayed dirty, so throughput grows with the age the cleaners allow
+ * (docs/results/2026-11-24-flushing.md).  Half leaves an eighth of the
+ * log before writers stop.
  */
 #define UT_FLUSH_LWM(capacity) ((capacity) / 2)
 

@@ -24,10 +24,8 @@
 /* a rate cut is taken at once, a raise over this long */
 #define FC_RAISE_S 0.5
 /* the redo writers add in this long is kept under the stop: three and a
- * half of the rate's adjustments (UT_PACE_ADJUST_NS).  An 8 MiB log at
- * 4 600 TPS met the stop up to 0.56 % of the time at 0.2 s and 0.93 %
- * at 0.25 s (pacing_test allows 1 %); 0.35 s leaves it more room than
- * the old fixed 9/16 */
+ * half of the rate's adjustments (UT_PACE_ADJUST_NS), which a small log
+ * needs (docs/results/2026-11-27-forecast-target.md) */
 #define FC_REACT_S 0.35
 
 void ut_redo_pace_forecast(struct ut_redo_pace *p, uint64_t on_age)
@@ -43,15 +41,13 @@ int ut_redo_pace_due(const struct ut_redo_pace *p, uint64_t now_ns)
 
 /* The target of the age's peak: 19/32 of the log, a thirty-second under
  * the writers' stop, or lower by what writers add at the rate in
- * FC_REACT_S, whichever leaves more.  Throughput goes with the age at
- * which pages are written (each write carries the changes made while
- * the page was dirty), and unpaced writers hold the age at the stop: at
- * 9/16 the forecast gave up 10-13 % of the unpaced mean TPS (HDD model,
- * 400 000 rows, none and sector guards), at 19/32 about 1-7 %.  But the
- * rate is set every 100 ms and the checkpoint published at most every
- * 1/32 of the log: with a small log a thirty-second is less than that
- * lag's redo (an 8 MiB log at 4 600 TPS: writers met the stop 1.3 % of
- * their time), so the margin grows with the rate. */
+ * FC_REACT_S, whichever leaves more.  Near the stop, because throughput
+ * goes with the age at which pages are written (each write carries the
+ * changes made while the page was dirty) and unpaced writers hold it at
+ * the stop; the margin grows with the rate because the rate is set
+ * every 100 ms and the checkpoint published at most every 1/32 of the
+ * log, and in a small log a thirty-second is less than that lag's redo
+ * (docs/results/2026-11-27-forecast-target.md). */
 static double fc_target(const struct ut_redo_pace *p)
 {
 	uint64_t stop = UT_FLUSH_STOP(p->capacity),

@@ -20,9 +20,8 @@
  * a disk, the more a batch holds, the shorter the sweep over the file
  * for each page; a hole of up to RECOVER_GAP pages between two of them
  * is read through, cheaper on a disk than another positioning (and a
- * little bandwidth on an SSD).  Measured on the HDD model after a crash
- * leaving 3875 pages: batches of 64 exact merges 9.4 s, of 512 with
- * 16-page holes read through 6.3 s, one page at a time 18.7 s. */
+ * little bandwidth on an SSD).  Measured: docs/architecture.md,
+ * Recovery. */
 #define RECOVER_BATCH 512
 #define RECOVER_MERGE 256 /* pages read with one request, at most */
 #define RECOVER_GAP 16

@@ -29,8 +29,7 @@ enum ut_commit_mode {
  * (the default) flushes flat out whenever the checkpoint age is over a
  * tenth of the log; adaptive follows the age and the redo rate from half
  * the log on (InnoDB's adaptive flushing): writers are not stopped for
- * log space in steady state, at 0.8x eager's TPS where page writes are
- * the bottleneck (docs/results/2026-11-24-flushing.md). */
+ * log space in steady state (docs/results/2026-11-24-flushing.md). */
 enum ut_flushing {
 	UT_FLUSHING_ADAPTIVE,
 	UT_FLUSHING_EAGER,
