@@ -19,7 +19,7 @@
  * ext4 exports nothing: the journal is taken from the handle ext4 itself
  * opens in a first ->write_begin() (finished with ->write_end() of 0 bytes),
  * and data=journal is recognised by its ->write_end, ext4_journalled_write_end.
- * See RESEARCH.md beside this file.
+ * See docs/kmod-internals.md.
  */
 #include <linux/fs.h>
 #include <linux/fileattr.h>
