@@ -88,8 +88,7 @@ struct bench {
 	atomic_int ack_dev_full; /* said once that it is full */
 	int lazy;
 	int adaptive; /* --flushing adaptive */
-	int no_pacing; /* --pacing off */
-	int pace_age; /* --pacing age */
+	const char *pacing_mode; /* forecast, age or off (--pacing) */
 	int rows_given;
 	unsigned cleaners;
 	uint64_t version_base;
@@ -450,11 +449,8 @@ static void print_json(struct bench *b, const struct bench_result *r, const char
 	json_u64(&j, "txn_writes", b->txn_writes);
 	json_u64(&j, "cleaners", b->cleaners);
 	json_str(&j, "flushing", b->adaptive ? "adaptive" : "eager");
-	json_bool(&j, "pacing", !b->no_pacing);
-	json_str(&j, "pacing_mode",
-		 b->no_pacing ? "off" :
-		 b->pace_age  ? "age" :
-				"forecast");
+	json_bool(&j, "pacing", strcmp(b->pacing_mode, "off") != 0);
+	json_str(&j, "pacing_mode", b->pacing_mode);
 	json_u64(&j, "warmup_seconds", b->warmup);
 	json_f64(&j, "seconds", r->seconds);
 	json_u64(&j, "commits", r->commits);
@@ -638,6 +634,7 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 	b->value_size = 100;
 	b->ack_fd = -1;
 	b->ack_dev.fd = -1;
+	b->pacing_mode = "forecast";
 	ut_engine_opts_default(eo);
 	if (bench_regime(argc, argv, b, eo))
 		return -1;
@@ -665,8 +662,9 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 						      optarg);
 			eo->no_pacing = !strcmp(optarg, "off");
 			eo->pace_age = !strcmp(optarg, "age");
-			b->no_pacing = eo->no_pacing;
-			b->pace_age = eo->pace_age;
+			b->pacing_mode = eo->no_pacing ? "off" :
+					 eo->pace_age  ? "age" :
+							 "forecast";
 			break;
 		case 't':
 			if (cli_parse_count("bench", "--threads", optarg, 1,
