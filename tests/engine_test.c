@@ -20,6 +20,7 @@
 #include "rowgen.h"
 #include "ktap.h"
 #include "testlib.h"
+#include "teststore.h"
 
 #define NKEYS 30000
 
@@ -29,33 +30,12 @@ static uint64_t model_ver[NKEYS];
 
 static int make_store(const char *name, uint32_t page_size)
 {
-	struct ut_init_opts io = { .page_size = page_size,
-				   .guard = UT_GUARD_DOUBLEWRITE,
-				   .log_size = 8 << 20 };
-	struct ut_err err = { "" };
-
-	snprintf(dir, sizeof(dir), "%s/%s", test_scratch, name);
-	if (ut_store_init(dir, &io, &err)) {
-		ktap_diag("init: %s", err.msg);
-		return -1;
-	}
-	return 0;
+	return test_store_make(dir, sizeof(dir), name, page_size, 8 << 20);
 }
 
 static struct ut_engine *open_engine(uint64_t pool)
 {
-	struct ut_engine_opts o;
-	struct ut_engine *eng;
-	struct ut_err err = { "" };
-
-	ut_engine_opts_default(&o);
-	o.pool_bytes = pool;
-	o.commit = UT_COMMIT_LAZY;
-	if (ut_engine_open(dir, &o, &eng, NULL, &err)) {
-		ktap_diag("open: %s", err.msg);
-		return NULL;
-	}
-	return eng;
+	return test_engine_open(dir, pool, UT_COMMIT_LAZY);
 }
 
 static int model_matches(struct ut_engine *eng)

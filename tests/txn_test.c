@@ -23,38 +23,18 @@
 #include "rowgen.h"
 #include "ktap.h"
 #include "testlib.h"
+#include "teststore.h"
 
 static char dir[300];
 
 static int make_store(const char *name, uint64_t log_size)
 {
-	struct ut_init_opts io = { .page_size = 16384,
-				   .guard = UT_GUARD_DOUBLEWRITE,
-				   .log_size = log_size };
-	struct ut_err err = { "" };
-
-	snprintf(dir, sizeof(dir), "%s/%s", test_scratch, name);
-	if (ut_store_init(dir, &io, &err)) {
-		ktap_diag("init: %s", err.msg);
-		return -1;
-	}
-	return 0;
+	return test_store_make(dir, sizeof(dir), name, 16384, log_size);
 }
 
 static struct ut_engine *open_engine(uint64_t pool, enum ut_commit_mode commit)
 {
-	struct ut_engine_opts o;
-	struct ut_engine *eng;
-	struct ut_err err = { "" };
-
-	ut_engine_opts_default(&o);
-	o.pool_bytes = pool;
-	o.commit = commit;
-	if (ut_engine_open(dir, &o, &eng, NULL, &err)) {
-		ktap_diag("open: %s", err.msg);
-		return NULL;
-	}
-	return eng;
+	return test_engine_open(dir, pool, commit);
 }
 
 /* The version row_value() gave key's row, 0 when absent or wrong. */
