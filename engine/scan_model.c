@@ -70,8 +70,9 @@ int ut_engine_drop_caches(struct ut_engine *eng, double *resident)
 	if (ret)
 		return ret;
 	ut_bpool_evict_clean(&eng->pool);
-	if (ut_sys.fdatasync(fd))
-		return -errno;
+	ret = ut_sys.fdatasync(fd);
+	if (ret)
+		return ret;
 	ret = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	if (ret)
 		return -ret;
