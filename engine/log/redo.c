@@ -99,15 +99,20 @@ int ut_redo_create(const char *path, uint64_t size, const uint8_t uuid[16],
 	return ret;
 }
 
+void ut_redo_blank_block(const struct ut_redo *log, unsigned char *blk)
+{
+	if (log->filled)
+		unused_block(blk);
+	else
+		memset(blk, 0, UT_LOG_BLOCK);
+}
+
 int ut_redo_clear(struct ut_redo *log, struct ut_err *err)
 {
 	unsigned char blk[UT_LOG_BLOCK];
 	int ret;
 
-	if (log->filled)
-		unused_block(blk);
-	else
-		memset(blk, 0, sizeof(blk));
+	ut_redo_blank_block(log, blk);
 	ret = ut_file_fill(log->fd, UT_LOG_HDR_SIZE,
 			   UT_LOG_HDR_SIZE + log->capacity, blk, UT_LOG_BLOCK);
 	if (!ret)
