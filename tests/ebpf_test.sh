@@ -11,8 +11,10 @@
 # UNTORN_EBPF_QUICK=1 (kernel-suite's quick form, where each bpftrace
 # start costs a minute of software emulation) skips the cases whose
 # kernel mechanism another case already covers: dblwr-wait and the
-# recovery probe (USDT, as untorn-latch) and scripts/profile (scripts
-# already attached one by one) and scripts/profile-overhead.
+# recovery probe (USDT, as untorn-latch), torn-split (jw_test's cases
+# attach it in the matrix's kmod part), fsync-latency (syscall
+# tracepoints, as pthread-mutex), the filter cases, scripts/profile
+# (scripts already attached one by one) and scripts/profile-overhead.
 set -u
 
 top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -162,11 +164,13 @@ l=$(value "$scratch/jbd2-commit.out" "@blocks_logged[$major, $minor]")
 	[ "$(grep -c '^@commits\[' "$scratch/jbd2-commit.out")" = 1 ]
 ok $? "jbd2-commit.bt $major $minor: $c commits for 64 fdatasyncs, $l blocks logged (>= 8192: 32 MiB of data journalled), no other journal"
 
-bt_start torn-split 16384 "$major" "$minor" && fio_write ts && bt_stop
-line=$(grep 'pages written whole by one thread' "$scratch/torn-split.out")
-pages=$(echo "$line" | sed 's/.*one thread: \([0-9]*\);.*/\1/')
-[ "$pages" = 2048 ]
-ok $? "torn-split.bt: every one of 2048 16 KiB pwrites seen whole: $line"
+if ! quick torn-split.bt "jw_test.sh's torn-split.bt cases (the kernel matrix's kmod part)"; then
+	bt_start torn-split 16384 "$major" "$minor" && fio_write ts && bt_stop
+	line=$(grep 'pages written whole by one thread' "$scratch/torn-split.out")
+	pages=$(echo "$line" | sed 's/.*one thread: \([0-9]*\);.*/\1/')
+	[ "$pages" = 2048 ]
+	ok $? "torn-split.bt: every one of 2048 16 KiB pwrites seen whole: $line"
+fi
 
 # filters that exclude the workload: another process, another device
 if ! quick "torn-split.bt and jbd2-commit.bt filters" "the same scripts with the loop's device filter above"; then
@@ -179,10 +183,12 @@ if ! quick "torn-split.bt and jbd2-commit.bt filters" "the same scripts with the
 	ok $? "filters: torn-split.bt for PID $$ counts none of fio's pages, jbd2-commit.bt for device 1:3 none of the loop's commits"
 fi
 
-bt_start fsync-latency && fio_write fs --fdatasync=1 --size=4m && bt_stop
-calls=$(grep -F '@calls[fio, ' "$scratch/fsync-latency.out" | grep fdatasync | sed 's/.*: //' | sort -n | tail -1)
-[ "${calls:-0}" -ge 255 ]
-ok $? "fsync-latency.bt: fio's fdatasyncs for 256 writes seen (${calls:-0} calls, >= 255)"
+if ! quick fsync-latency.bt "pthread-mutex.bt's syscall tracepoints"; then
+	bt_start fsync-latency && fio_write fs --fdatasync=1 --size=4m && bt_stop
+	calls=$(grep -F '@calls[fio, ' "$scratch/fsync-latency.out" | grep fdatasync | sed 's/.*: //' | sort -n | tail -1)
+	[ "${calls:-0}" -ge 255 ]
+	ok $? "fsync-latency.bt: fio's fdatasyncs for 256 writes seen (${calls:-0} calls, >= 255)"
+fi
 
 # -- scripts/profile ---------------------------------------------------
 if ! quick scripts/profile "the scripts attached one by one above"; then
