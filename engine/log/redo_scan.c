@@ -146,10 +146,10 @@ static int for_each_block(struct ut_redo *log, struct ut_ring *ring,
 int ut_redo_clear_ahead(struct ut_redo *log, struct ut_ring *ring,
 			uint64_t from, uint64_t to, struct ut_err *err)
 {
-	uint64_t off, n, i, lsn = from, cleared = 0;
+	uint64_t off, n, i, lsn = from, cleared = 0, first, last;
 	unsigned char *chunk;
 	struct ut_io io;
-	int ret = 0, dirty;
+	int ret = 0;
 
 	if (to > from + log->capacity)
 		to = from + log->capacity;
@@ -165,15 +165,20 @@ int ut_redo_clear_ahead(struct ut_redo *log, struct ut_ring *ring,
 			n = to - lsn;
 		ut_io_read(&io, log->fd, chunk, n, off);
 		ret = ut_ring_run(ring, &io, 1);
-		for (i = 0, dirty = 0; !ret && i < n; i += UT_LOG_BLOCK) {
+		first = n;
+		last = 0;
+		for (i = 0; !ret && i < n; i += UT_LOG_BLOCK) {
 			if (!block_sound(chunk + i, lsn + i))
 				continue;
-			ut_redo_blank_block(log, chunk + i);
-			dirty = 1;
+			ut_redo_unwritten_block(log, chunk + i, lsn + i);
+			if (first == n)
+				first = i;
+			last = i + UT_LOG_BLOCK;
 			cleared++;
 		}
-		if (!ret && dirty) {
-			ut_io_write(&io, log->fd, chunk, n, off);
+		if (!ret && first < n) { /* the blocks from the first to the last changed */
+			ut_io_write(&io, log->fd, chunk + first, last - first,
+				    off + first);
 			ret = ut_ring_run(ring, &io, 1);
 		}
 		lsn += n;

@@ -377,9 +377,10 @@ int ut_recover(const struct ut_recovery_ctx *rc, struct ut_recovery_report *rep,
 		return ret;
 	}
 	start = ut_lsn_next_block(scan.end_lsn);
-	if (log_tail_damaged(&scan))
+	if (log_tail_damaged(&scan) || scan.damage_lsn)
 		/* pages may carry LSNs from beyond the damage: start past
-		 * anything the log could have held */
+		 * anything the log could have held (a format 1 log's zero
+		 * block judged damage keeps the reason "unused block") */
 		start = ut_lsn_next_block(rep->checkpoint_lsn + rc->log->capacity);
 	else
 		ret = clear_past_end(rc, &scan, start, err);
