@@ -266,7 +266,7 @@ static void hot_run(int paced, struct hot_result *r)
 		ckpt = h.n ? h.oldest[h.list[h.head]] : cur;
 		for (page_due += PAGE_WRITES_PER_S, k = 0; page_due >= 1000;
 		     page_due -= 1000, k++)
-			if (h.n && cur - ckpt > CAPACITY / 10) {
+			if (h.n && cur - ckpt > UT_LOG_EAGER_AGE(CAPACITY)) {
 				h.oldest[h.list[h.head]] = 0;
 				h.head = (h.head + 1) % HOT_PAGES;
 				h.n--;
@@ -433,7 +433,7 @@ static int sim_has_work(const struct sim *s, uint64_t capacity)
 {
 	if (!s->n)
 		return 0;
-	return s->cur - s->pub > capacity / 10 || sim_oldest(s) < s->target;
+	return s->cur - s->pub > UT_LOG_EAGER_AGE(capacity) || sim_oldest(s) < s->target;
 }
 
 /* One ms of the cleaners: woken by the stop or their poll, flat out
@@ -511,7 +511,7 @@ static int sim_paced(struct sim *s, struct ut_redo_pace *p,
 	if (mode == SIM_OFF)
 		return 0;
 	if (mode == SIM_AGE) {
-		if (!p->rate && age <= p->capacity / 2)
+		if (!p->rate && age <= UT_PACE_AGE_ON(p->capacity))
 			return 0;
 		return ut_redo_pace_admit(p, now, s->cur, age) != 0;
 	}
@@ -570,7 +570,7 @@ static void sim_run(const struct sim_cfg *c, enum sim_pacing mode, struct sim_re
 		s.sync_rate = c->page_rate;
 	s.lump = c->lump;
 	if (mode == SIM_FORECAST) {
-		ut_redo_pace_forecast(&p, capacity / 10);
+		ut_redo_pace_forecast(&p, UT_LOG_EAGER_AGE(capacity));
 		s.poll_ms = UT_PACE_POLL_NS / 1000000;
 		s.ckpt_share = UT_PACE_CKPT_SHARE;
 		s.ckpt_ms = UT_PACE_CKPT_NS / 1000000;
@@ -585,7 +585,7 @@ static void sim_run(const struct sim_cfg *c, enum sim_pacing mode, struct sim_re
 		for (w = 0; w < WRITES_PER_S / 1000; w++) {
 			if (s.cur - s.pub > stop) {
 				stopped = 1; /* and the log asks for space */
-				s.target = s.cur - capacity / 2;
+				s.target = s.cur - UT_FLUSH_LWM(capacity);
 				break;
 			}
 			if (sim_paced(&s, &p, mode, now))
@@ -616,7 +616,7 @@ static void sim_run(const struct sim_cfg *c, enum sim_pacing mode, struct sim_re
 	}
 	sim_judge(r);
 	r->predicted =
-		(double)(capacity / 16 * 9) * c->page_rate *
+		(double)UT_PACE_AGE_TARGET(capacity) * c->page_rate *
 		(c->stall_ms ? 1.0 - (double)c->stall_ms / c->stall_every_ms : 1.0) /
 		((double)c->pages * REC_BYTES);
 }
@@ -724,7 +724,7 @@ static void test_forecast_light(void)
 	 * where the forecast mode paces), 1000 dirty pages, cleaners that
 	 * keep up with 300 page writes a second and wait for work */
 	ut_redo_pace_init(&p, CAPACITY);
-	ut_redo_pace_forecast(&p, CAPACITY / 10);
+	ut_redo_pace_forecast(&p, UT_LOG_EAGER_AGE(CAPACITY));
 	for (t = 1; t < 60000; t++) {
 		cur += 2 * 1024 * 1024 / 1000;
 		if (ut_redo_pace_due(&p, t * 1000000)) {

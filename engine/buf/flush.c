@@ -469,7 +469,8 @@ static uint64_t pace_admit(struct ut_flush *fl, uint64_t age)
 static void log_pace(struct ut_flush *fl)
 {
 	uint64_t ns, slept = 0, age = ut_redo_age(fl->log);
-	uint64_t on = fl->forecast ? fl->pace.on_age : UT_FLUSH_LWM(fl->log->capacity);
+	uint64_t on = fl->forecast ? fl->pace.on_age :
+				     UT_PACE_AGE_ON(fl->log->capacity);
 	struct timespec ts;
 
 	if (fl->fatal || !fl->n_cleaners || fl->no_pacing)

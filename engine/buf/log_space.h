@@ -9,6 +9,7 @@
  *           flat out above it, InnoDB's async point
  *   1/2     adaptive flushing begins (flush_rate.h); the log asks the
  *           cleaners for space down to it; the age mode's pacing begins
+ *   9/16    the age mode's target: the stop less 1/16
  *   19/32   the forecast pacing's target: the stop less a margin of at
  *           least 1/32 (redo_forecast.c: more when the redo rate is high)
  *   39/64   urgent: the stop less 1/64; the forecast cuts the rate and
@@ -38,6 +39,11 @@
 
 /* Where row writes stop for log space. */
 #define UT_FLUSH_STOP(capacity) ((capacity) / 8 * 5)
+
+/* The age mode's pacing (--pacing age): from the LWM on, aiming at the
+ * stop less a sixteenth (9/16). */
+#define UT_PACE_AGE_ON(capacity) UT_FLUSH_LWM(capacity)
+#define UT_PACE_AGE_TARGET(capacity) (UT_FLUSH_STOP(capacity) - (capacity) / 16)
 
 /* The forecast's margin under the stop: at least 1/32 of the log (its
  * target 19/32), at most 1/8 (down to the LWM). */

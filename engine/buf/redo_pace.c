@@ -50,7 +50,7 @@ static double free_avg_s(const struct ut_redo_pace *p, uint64_t age)
 /* The age pacing aims at: 9/16 of the log, a sixteenth under the stop. */
 static uint64_t pace_target(const struct ut_redo_pace *p)
 {
-	return p->capacity / 16 * 9;
+	return UT_PACE_AGE_TARGET(p->capacity);
 }
 
 /* Every UT_PACE_ADJUST_NS: turn on, follow the checkpoint, or turn off. */
@@ -69,7 +69,7 @@ static void pace_adjust(struct ut_redo_pace *p, uint64_t now_ns,
 	p->adjust_lsn = cur_lsn;
 	p->adjust_ckpt = ckpt;
 	if (!p->rate) {
-		if (age <= UT_FLUSH_LWM(p->capacity))
+		if (age <= UT_PACE_AGE_ON(p->capacity))
 			return;
 		/* the log starts to hold writers back: it filled faster than
 		 * the checkpoint moved, so start below the redo rate */
