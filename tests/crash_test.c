@@ -346,109 +346,6 @@ static int damaged_tail(enum tail_damage how, const char *want)
 	return ok;
 }
 
-/*
- * A write torn in the middle: its later blocks reached the log, an
- * earlier one did not (a power cut may persist a write's pages in any
- * order; here block S of the last write is put back to the unused block
- * it was before).
- * Recovery stops at S, cleanly -- and must blank the blocks of this lap
- * past it, or the log written next over S would, after another crash,
- * be read on into them as if their stale bytes continued its last group
- * (seen as "the redo log is damaged ... sound log follows" after kill -9
- * of transactions of 16 writes).
- */
-/* The store's checkpoint LSN (untorn info --json), 0 when unknown. */
-static uint64_t checkpoint_lsn(void)
-{
-	char out[340], buf[8192];
-	const char *p;
-	size_t n;
-	FILE *f;
-
-	snprintf(out, sizeof(out), "%s/info.json", test_scratch);
-	if (run(out, UNTORN("info", dir, "--json")))
-		return 0;
-	f = fopen(out, "r");
-	n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-	buf[n] = 0;
-	if (f)
-		fclose(f);
-	p = strstr(buf, "\"checkpoint\"");
-	p = p ? strstr(p, "\"lsn\": ") : NULL;
-	return p ? strtoull(p + 7, NULL, 10) : 0;
-}
-
-/* A killed run whose last five log blocks lie in a row past the
- * checkpoint: the newest's offset and the LSN of the fifth from it. */
-static int five_past_checkpoint(const char *log, long *off_s, uint64_t *lsn_s)
-{
-	unsigned char blk[512];
-	struct acks acks = { 0 };
-	uint64_t lsn_n, ckpt;
-	unsigned acked;
-	long off_n;
-
-	if (bench_and_kill(500, "4", &acks, &acked))
-		return -1;
-	acks_free(&acks);
-	ckpt = checkpoint_lsn();
-	off_n = newest_block(log, blk);
-	memcpy(&lsn_n, blk, 8);
-	*off_s = off_n - 4 * 512;
-	if (off_n < 0 || *off_s < 4096 || file_pread(log, blk, 512, *off_s))
-		return 1; /* the newest block near the ring's start */
-	memcpy(lsn_s, blk, 8);
-	if (*lsn_s != lsn_n - 4 * 512 || !ckpt || ckpt >= *lsn_s)
-		return 1;
-	return 0;
-}
-
-static int stale_past_end(void)
-{
-	unsigned char blk[512];
-	char log[340], buf[4096];
-	struct acks acks = { 0 };
-	uint64_t lsn_s, lsn;
-	unsigned acked, stale = 0, i, tries;
-	long off_s;
-	uint32_t crc;
-	int rc_rec, ok = 1, ret = 1;
-
-	snprintf(log, sizeof(log), "%s/untorn.redo", dir);
-	for (tries = 0; tries < 5 && ret == 1; tries++)
-		ret = five_past_checkpoint(log, &off_s, &lsn_s);
-	if (ret) {
-		ktap_diag("no killed run left five log blocks in a row past its checkpoint (%u tries)",
-			  tries);
-		return 0;
-	}
-	/* what the place held before: an unused block (a log made new) */
-	memset(blk, 0, sizeof(blk));
-	lsn = UINT64_MAX;
-	memcpy(blk, &lsn, 8);
-	crc = ut_crc32c(0, blk, 508);
-	memcpy(blk + 508, &crc, 4);
-	file_pwrite(log, blk, 512, off_s);
-	rc_rec = recover_into(buf, sizeof(buf), NULL);
-	ok &= rc_rec == 0;
-	for (i = 1; i <= 4; i++) {
-		if (file_pread(log, blk, 512, off_s + 512 * i))
-			return 0;
-		memcpy(&lsn, blk, 8);
-		memcpy(&crc, blk + 508, 4);
-		stale += lsn == lsn_s + 512 * i && crc == ut_crc32c(0, blk, 508);
-	}
-	ktap_diag("recover %d; %u of the 4 blocks of this lap past the end still hold log: %.*s",
-		  rc_rec, stale, (int)strcspn(buf, "\n"), buf);
-	ok &= !stale;
-	/* the store goes on: another run killed, recovered, checked */
-	ok &= !bench_and_kill(300, "16", &acks, &acked);
-	acks_free(&acks);
-	ok &= recover_into(buf, sizeof(buf), NULL) == 0;
-	ok &= run(NULL, UNTORN("check", dir)) == 0;
-	return ok;
-}
-
 /* ---- a root raise in the redo window ---------------------------------- */
 
 static int is_page_file(int fd)
@@ -560,7 +457,7 @@ int main(void)
 		untorn = "build/untorn";
 	test_scratch_dir("crash");
 	snprintf(dir, sizeof(dir), "%s/store", test_scratch);
-	ktap_plan(7);
+	ktap_plan(6);
 	if (run(NULL, UNTORN("init", dir, "--page-size", "16k")) ||
 	    run(NULL, UNTORN("load", dir, "--rows", "20000"))) {
 		ktap_diag("cannot make the store with %s", untorn);
@@ -578,8 +475,6 @@ int main(void)
 		"garbage in the redo log's last block: recover refuses naming it; --accept-log-loss recovers a consistent store, which recovers clean again");
 	ktap_ok(damaged_tail(TAIL_ZEROED, "all-zero block"),
 		"the redo log's last block zeroed: recover refuses naming it (the log has no zeros); --accept-log-loss recovers a consistent store, which recovers clean again");
-	ktap_ok(stale_past_end(),
-		"a write torn with its later blocks on disk: recovery stops before them and blanks them, so the next log is not read on into them");
 	ktap_ok(root_raise_redone(200, 100, 1) && root_raise_redone(3000, 480, 0),
 		"the root splits (to level 1, then 2) and the power goes before any page write: recovery redoes the new level, every acknowledged row is there");
 	return ktap_finish();

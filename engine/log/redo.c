@@ -99,31 +99,15 @@ int ut_redo_create(const char *path, uint64_t size, const uint8_t uuid[16],
 	return ret;
 }
 
-void ut_redo_blank_block(const struct ut_redo *log, unsigned char *blk)
-{
-	if (log->filled)
-		unused_block(blk);
-	else
-		memset(blk, 0, UT_LOG_BLOCK);
-}
-
-void ut_redo_unwritten_block(const struct ut_redo *log, unsigned char *blk, uint64_t lsn)
-{
-	if (lsn < log->capacity) {
-		ut_redo_blank_block(log, blk);
-		return;
-	}
-	memset(blk, 0, UT_LOG_BLOCK);
-	put_le64(blk + BLK_LSN, lsn - log->capacity);
-	put_le32(blk + BLK_CRC, ut_crc32c(0, blk, BLK_CRC));
-}
-
 int ut_redo_clear(struct ut_redo *log, struct ut_err *err)
 {
 	unsigned char blk[UT_LOG_BLOCK];
 	int ret;
 
-	ut_redo_blank_block(log, blk);
+	if (log->filled)
+		unused_block(blk);
+	else
+		memset(blk, 0, sizeof(blk));
 	ret = ut_file_fill(log->fd, UT_LOG_HDR_SIZE,
 			   UT_LOG_HDR_SIZE + log->capacity, blk, UT_LOG_BLOCK);
 	if (!ret)

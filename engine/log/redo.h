@@ -88,27 +88,6 @@ void ut_redo_close(struct ut_redo *log);
  * blocks, or zeros in format 1) and syncs it: after damage was accepted,
  * so that the damaged blocks do not stay in the circle. */
 int ut_redo_clear(struct ut_redo *log, struct ut_err *err);
-/* What a block of a new log holds: an unused block (format 2) or zeros. */
-void ut_redo_blank_block(const struct ut_redo *log, unsigned char *blk);
-/* What the place of block lsn holds when this lap has not written it: a
- * block of the lap before (its LSN less the capacity, no data) once the
- * log has gone round, else a new log's block.  The scan stops there
- * cleanly ("a block from an earlier lap"); a zero block of a format 1
- * log that has gone round would read as damage. */
-void ut_redo_unwritten_block(const struct ut_redo *log, unsigned char *blk,
-			     uint64_t lsn);
-/*
- * After recovery, before the log is appended to again: every block in
- * [from, to) (block-aligned LSNs, at most one lap) that still holds log
- * of this lap -- written past the recovered end by a write a crash cut
- * short or a power cut tore -- becomes an unwritten block again
- * (ut_redo_unwritten_block), synced.  Left there,
- * the new log would be read on into it after the next crash, as if the
- * stale bytes continued its last group.  Reads the range; writes only
- * where it found such blocks.
- */
-int ut_redo_clear_ahead(struct ut_redo *log, struct ut_ring *ring,
-			uint64_t from, uint64_t to, struct ut_err *err);
 /* Starts appending at lsn (after recovery); checkpoint at ckpt. */
 void ut_redo_start(struct ut_redo *log, uint64_t lsn, uint64_t ckpt);
 

@@ -13,7 +13,6 @@
 #include <untorn/crc32c.h>
 #include "base/bytes.h"
 #include "base/mem.h"
-#include <untorn/sysio.h>
 #include "log/redo.h"
 
 #define SCAN_CHUNK (1u << 20)
@@ -140,55 +139,6 @@ static int for_each_block(struct ut_redo *log, struct ut_ring *ring,
 		lsn += n;
 	}
 	free(chunk);
-	return ret;
-}
-
-int ut_redo_clear_ahead(struct ut_redo *log, struct ut_ring *ring,
-			uint64_t from, uint64_t to, struct ut_err *err)
-{
-	uint64_t off, n, i, lsn = from, cleared = 0, first, last;
-	unsigned char *chunk;
-	struct ut_io io;
-	int ret = 0;
-
-	if (to > from + log->capacity)
-		to = from + log->capacity;
-	chunk = ut_io_alloc(SCAN_CHUNK);
-	if (!chunk)
-		return ut_err_set(err, -ENOMEM, "out of memory");
-	while (!ret && lsn < to) {
-		off = UT_LOG_HDR_SIZE + lsn % log->capacity;
-		n = UT_LOG_HDR_SIZE + log->capacity - off;
-		if (n > SCAN_CHUNK)
-			n = SCAN_CHUNK;
-		if (n > to - lsn)
-			n = to - lsn;
-		ut_io_read(&io, log->fd, chunk, n, off);
-		ret = ut_ring_run(ring, &io, 1);
-		first = n;
-		last = 0;
-		for (i = 0; !ret && i < n; i += UT_LOG_BLOCK) {
-			if (!block_sound(chunk + i, lsn + i))
-				continue;
-			ut_redo_unwritten_block(log, chunk + i, lsn + i);
-			if (first == n)
-				first = i;
-			last = i + UT_LOG_BLOCK;
-			cleared++;
-		}
-		if (!ret && first < n) { /* the blocks from the first to the last changed */
-			ut_io_write(&io, log->fd, chunk + first, last - first,
-				    off + first);
-			ret = ut_ring_run(ring, &io, 1);
-		}
-		lsn += n;
-	}
-	if (!ret && cleared)
-		ret = ut_sys.fdatasync(log->fd);
-	free(chunk);
-	if (ret)
-		ut_err_set(err, ret, "%s: cannot clear the log past the recovered end: %s; check the device",
-			   log->path, strerror(-ret));
 	return ret;
 }
 

@@ -292,26 +292,6 @@ static int log_damage_refused(const struct ut_recovery_ctx *rc,
 			  scan->stop_reason, rc->store->dir);
 }
 
-/*
- * The log past the recovered end, from the block new log starts in to
- * one write beyond the last block the scan read: a write cut short by
- * kill -9 or torn by a power cut may have left blocks of this lap there
- * (a write's later pages can reach the disk before its earlier ones).
- * New log written over their beginning would, after the next crash, be
- * read on into them.  Cleared before anything is appended.
- */
-static int clear_past_end(const struct ut_recovery_ctx *rc,
-			  const struct ut_redo_scan *scan, uint64_t start,
-			  struct ut_err *err)
-{
-	uint64_t from = start / UT_LOG_BLOCK * UT_LOG_BLOCK;
-	uint64_t read_end = ut_lsn_add(scan->start_lsn, scan->stream_len);
-	uint64_t to = read_end / UT_LOG_BLOCK * UT_LOG_BLOCK +
-		      2 * UT_LOG_BLOCK + rc->log->buf_size;
-
-	return ut_redo_clear_ahead(rc->log, ut_ring_thread(), from, to, err);
-}
-
 /* recovery__phase__start/done (name; ns and items: pages restored,
  * records scanned, record references applied) */
 static uint64_t phase_start(const char *name)
@@ -382,12 +362,6 @@ int ut_recover(const struct ut_recovery_ctx *rc, struct ut_recovery_report *rep,
 		 * anything the log could have held (a format 1 log's zero
 		 * block judged damage keeps the reason "unused block") */
 		start = ut_lsn_next_block(rep->checkpoint_lsn + rc->log->capacity);
-	else
-		ret = clear_past_end(rc, &scan, start, err);
-	if (ret) {
-		ut_redo_scan_free(&scan);
-		return ret;
-	}
 	ut_redo_start(rc->log, start, rep->checkpoint_lsn);
 	if (scan.groups) {
 		ret = collect_refs(&scan, &refs, &n_refs, &max_page);
