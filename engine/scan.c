@@ -12,12 +12,9 @@
  * with it is scan_model.c's.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
-#include <unistd.h>
 #include <untorn/engine.h>
 #include "buf/readahead.h"
 #include "tree/btree.h"

@@ -26,7 +26,7 @@ double ut_flush_rate_pct(uint64_t capacity, uint64_t age)
 	uint64_t async = UT_FLUSH_LWM(capacity);
 	double factor;
 
-	if (!async || age < UT_FLUSH_LWM(capacity))
+	if (!async || age < async)
 		return 0;
 	factor = (double)age * 100.0 / (double)async;
 	return factor * sqrt(factor) / 7.5;

@@ -6,7 +6,7 @@
  * dirty now.
  */
 #include "base/probes.h"
-#include "buf/flush_rate.h"
+#include "buf/log_space.h"
 #include "buf/redo_pace.h"
 
 /* the page rate's average: an exponential one over one turn, at least

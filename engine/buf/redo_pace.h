@@ -7,8 +7,9 @@
  * Where page writes are the bottleneck and a few thousand hot pages take
  * every change, stopping writers at 5/8 of the log and letting them go
  * when there is room makes TPS swing every ten seconds
- * (docs/results/2026-11-25-writer-pacing.md): a burst dirties every hot page within a fraction of a second, so the
- * checkpoint cannot pass the burst until all of them are written; then
+ * (docs/results/2026-11-25-writer-pacing.md): a burst dirties every hot
+ * page within a fraction of a second, so the checkpoint cannot pass the
+ * burst until all of them are written; then
  * it leaps, the whole log is free at once, and the next burst refills
  * it.  Pacing writers by the age alone does not help: after a leap the
  * age is low and the burst comes anyway.
