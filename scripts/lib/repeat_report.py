@@ -18,6 +18,8 @@ import os
 import statistics
 import sys
 
+from sweep_report import thread_share
+
 
 def key_of(r):
     return (r["device"], r["threads"], r.get("rows", 0), r.get("pacing_mode", "on"), r["guard"])
@@ -70,7 +72,7 @@ def main():
         runs = [r for r in by[key] if r]
         tps = [r["tps"] for r in runs]
         over_dw, over_none = ratios(by, key, "doublewrite"), ratios(by, key, "none")
-        wait = max(r.get("log_space_wait_ns", 0) / (r["threads"] * r["seconds"] * 1e9) for r in runs)
+        wait = max(thread_share(r, "log_space_wait_ns") for r in runs)
         row = dict(device=key[0], threads=key[1], rows=key[2], pacing=key[3], guard=key[4],
                    rounds=len(runs), tps=tps, tps_median=statistics.median(tps),
                    over_doublewrite=over_dw, over_none=over_none,
@@ -93,4 +95,5 @@ def main():
     print("\nwrote %s/repeat.json and %s/matrix.json (per guard the run of median TPS)" % (out, out))
 
 
-main()
+if __name__ == "__main__":
+    main()

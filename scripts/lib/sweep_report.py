@@ -16,7 +16,6 @@
 # USAGE: sweep_report.py DIR SUBDIR...
 import json
 import os
-import statistics
 import sys
 
 
@@ -87,23 +86,19 @@ def spread_table(by, order, rows):
     rounds, with every round's TPS and ratios beside them."""
     if not any("round_tps" in r for r in by.values()):
         return
-    def spread(vals):
-        if not vals:
-            return "-"
-        return "%.2f [%.2f-%.2f]" % (statistics.median(vals), min(vals), max(vals))
+    from repeat_report import spread  # the rounds' median [min-max], one format
     print("\nover the rounds of --repeat: median [min-max]; a ratio is taken within a round")
     print("%-5s %9s %-8s %-12s %6s %20s %20s %20s" % ("dev", "rows", "pacing", "guard", "rounds", "tps", "/dblwr", "/none"))
     for row in rows:
         r = by[(row["device"], row["threads"], row["rows"], row["pacing"], row["guard"])]
         tps = r.get("round_tps", [])
-        med = statistics.median(tps) if tps else 0
         row.update(round_tps=tps, over_doublewrite_rounds=r.get("over_doublewrite_rounds", []),
                    over_none_rounds=r.get("over_none_rounds", []))
         print("%-5s %9d %-8s %-12s %6d %20s %20s %20s" % (
             row["device"], row["rows"], row["pacing"], row["guard"], len(tps),
-            "%.0f [%.0f-%.0f]" % (med, min(tps), max(tps)) if tps else "-",
-            spread(row["over_doublewrite_rounds"]) if row["guard"] != "doublewrite" else "-",
-            spread(row["over_none_rounds"]) if row["guard"] != "none" else "-"))
+            spread(tps, "%.0f"),
+            spread(row["over_doublewrite_rounds"], "%.2f") if row["guard"] != "doublewrite" else "-",
+            spread(row["over_none_rounds"], "%.2f") if row["guard"] != "none" else "-"))
 
 
 def charts(out, by, order, order_modes):
@@ -184,4 +179,5 @@ def main():
     charts(out, by, order, seen)
 
 
-main()
+if __name__ == "__main__":
+    main()
