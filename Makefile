@@ -271,7 +271,7 @@ install: all man
 		engine/untorn.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/untorn.pc
 	$(if $(HAVE_FUSE3),install -m 755 $(HDD) $(DESTDIR)$(PREFIX)/bin/untorn-hdd)
 	install -m 755 $(USER_SCRIPTS:%=scripts/%) $(SHARE)/scripts/
-	install -m 644 scripts/lib/*.sh $(SHARE)/scripts/lib/
+	install -m 644 scripts/lib/*.sh scripts/lib/*.py $(SHARE)/scripts/lib/
 	install -m 644 VERSION $(SHARE)/
 	install -m 644 ebpf/*.bt ebpf/*_example.txt ebpf/PROBES.md ebpf/README.md $(SHARE)/ebpf/
 	install -d $(SHARE)/ebpf/old

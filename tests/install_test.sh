@@ -110,9 +110,13 @@ for f in "$TOP"/scripts/*; do
 	[ -e "$prefix/usr/bin/untorn-${f##*/}" ] || missing="$missing bin/untorn-${f##*/}"
 	[ -e "$prefix/usr/share/man/man1/untorn-${f##*/}.1" ] || missing="$missing share/man/man1/untorn-${f##*/}.1"
 done
+# and what they source or run from scripts/lib (bench-matrix's reports)
+for f in "$TOP"/scripts/lib/*.sh "$TOP"/scripts/lib/*.py; do
+	[ -e "$share/scripts/lib/${f##*/}" ] || missing="$missing share/untorn/scripts/lib/${f##*/}"
+done
 [ -z "$missing" ] || echo "# missing:$missing"
 [ -z "$missing" ]
-ok $? "every program in scripts/ (as untorn-NAME), bpftrace scripts, fio jobs and man pages installed"
+ok $? "every program in scripts/ (as untorn-NAME) and its scripts/lib, bpftrace scripts, fio jobs and man pages installed"
 
 # every installed script answers --help through its bin/ link
 bad=""
