@@ -77,6 +77,18 @@ int ut_checkpoint(struct ut_checkpointer *ck)
 	return ret < 0 ? ret : 0;
 }
 
+int ut_checkpoint_mirror(struct ut_checkpointer *ck)
+{
+	struct ut_ckpt rec;
+	int ret;
+
+	ut_mutex_lock(&ck->mutex);
+	rec = ck->store->ckpt;
+	ret = ut_store_write_checkpoint(ck->store, &rec, NULL);
+	ut_mutex_unlock(&ck->mutex);
+	return ret;
+}
+
 /*
  * A cleaner does not wait here for another's checkpoint unless writers
  * wait for log space: while one syncs the data file (on ext4 data=journal

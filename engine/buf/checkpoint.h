@@ -37,6 +37,13 @@ void ut_checkpointer_init(struct ut_checkpointer *ck, struct ut_bpool *pool,
 /* Writes a checkpoint when the LSN moved since the last one: the pages
  * written so far synced (ut_guard_sync), then the slot: 0 or -errno. */
 int ut_checkpoint(struct ut_checkpointer *ck);
+/*
+ * Writes the current checkpoint into the other slot as well, so that
+ * both slots name it: after a restart that left a gap in the log (the
+ * rest of a block, or a lap), a damaged newest slot must not send the
+ * next recovery to the older one, whose log ends at the gap.
+ */
+int ut_checkpoint_mirror(struct ut_checkpointer *ck);
 /* When the cleaners' checkpoint is due (default: a sixteenth of the log
  * or a second); before the cleaners start. */
 void ut_checkpointer_set_due(struct ut_checkpointer *ck, unsigned share, uint64_t ns);

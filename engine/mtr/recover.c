@@ -380,6 +380,12 @@ int ut_recover(const struct ut_recovery_ctx *rc, struct ut_recovery_report *rep,
 	ut_redo_scan_free(&scan);
 	if (!ret)
 		ret = ut_checkpoint(rc->ckpt);
+	/* the log goes on past a gap: no slot may name a checkpoint before
+	 * it, or a damaged newest slot would send the next recovery to the
+	 * older one, and its scan would end at the gap with the new log's
+	 * commits unapplied */
+	if (!ret && start != rep->end_lsn)
+		ret = ut_checkpoint_mirror(rc->ckpt);
 	/* damage accepted: nothing in the old log is needed once the
 	 * checkpoint is past it, and its damaged blocks must not stay in
 	 * the circle to be met again (a crash before this meets them once
