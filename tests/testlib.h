@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "ktap.h"
 
 static char test_scratch[256];
 
@@ -23,13 +24,24 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 	return remove(path);
 }
 
+static pid_t test_scratch_owner;
+
+/* Only the process that made it removes it (a forked child's exit() must
+ * not), and not after a failed case with UNTORN_TEST_KEEP set: the store
+ * the failure left, to look at. */
 static void test_scratch_remove(void)
 {
-	if (test_scratch[0])
-		nftw(test_scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (!test_scratch[0] || getpid() != test_scratch_owner)
+		return;
+	if (ktap_fail && getenv("UNTORN_TEST_KEEP")) {
+		fprintf(stderr, "# UNTORN_TEST_KEEP: kept %s\n", test_scratch);
+		return;
+	}
+	nftw(test_scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* Makes /tmp/untorn-<name>-<pid>-XXXXXX (or under $UNTORN_TEST_DIR). */
+/* Makes /tmp/untorn-<name>-<pid>-XXXXXX (or under $UNTORN_TEST_DIR),
+ * removed at exit (kept after a failure with UNTORN_TEST_KEEP set). */
 static inline const char *test_scratch_dir(const char *name)
 {
 	const char *base = getenv("UNTORN_TEST_DIR");
@@ -40,6 +52,7 @@ static inline const char *test_scratch_dir(const char *name)
 		perror("mkdtemp");
 		exit(1);
 	}
+	test_scratch_owner = getpid();
 	atexit(test_scratch_remove);
 	return test_scratch;
 }
