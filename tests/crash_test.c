@@ -22,7 +22,10 @@
  *    the redo window lost the whole tree);
  *  - a restart leaves a gap in the log (the rest of a block) and the
  *    newest checkpoint slot is damaged after the next crash: recovery
- *    from the older slot keeps every commit made after the restart.
+ *    from the older slot keeps every commit made after the restart;
+ *  - a commit's log write cut at a block's edge (SIGKILL stops a buffered
+ *    write at a page's): the restart leaves the cut blocks out of the
+ *    new log.
  *
  * UNTORN_CRASH_TRIALS sets the number of kill -9 trials (default 50).
  */
@@ -556,6 +559,156 @@ static int damaged_slot_after_restart(void)
 	return lost == 0;
 }
 
+/* ---- a log write cut at a block's edge, then a restart ----------------- */
+
+static int is_log_file(int fd)
+{
+	char link[64], target[512];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return 0;
+	target[n] = 0;
+	return !!strstr(target, "/untorn.redo");
+}
+
+static int log_cut;
+
+/* Whether the log block lsn falls in holds a sound block of that LSN:
+ * log from before the restart, which a scan from there would read. */
+static int claimed_by_old_log(const char *path, uint64_t lsn)
+{
+	uint64_t capacity, at = lsn / 512 * 512, blk_lsn;
+	unsigned char blk[512];
+	uint32_t crc;
+
+	if (file_pread(path, &capacity, sizeof(capacity), 16) || !capacity ||
+	    file_pread(path, blk, sizeof(blk), 4096 + at % capacity))
+		return 1;
+	memcpy(&blk_lsn, blk, 8);
+	memcpy(&crc, blk + 508, 4);
+	return blk_lsn == at && crc == ut_crc32c(0, blk, 508);
+}
+
+/*
+ * The next log write of four blocks or more reaches the file for its
+ * first three only, and the process dies: what SIGKILL does to a
+ * buffered write (it stops at a page's edge, which is a block's).
+ */
+static ssize_t cut_log_write(enum ut_op op, int fd, size_t len, off_t off)
+{
+	(void)off;
+	if (!is_log_file(fd))
+		return len;
+	if (log_cut)
+		_exit(0);
+	if (op != UT_OP_WRITE || len < 4 * 512)
+		return len;
+	log_cut = 1;
+	return 3 * 512;
+}
+
+static void cut_child(const char *sdir)
+{
+	struct ut_err err = { "" };
+	struct ut_engine_opts o;
+	struct ut_engine *eng;
+	unsigned char v[200];
+	struct ut_txn t;
+	unsigned key;
+
+	ut_engine_opts_default(&o);
+	o.commit = UT_COMMIT_SYNC;
+	if (ut_engine_open(sdir, &o, &eng, NULL, &err))
+		_exit(3);
+	for (key = 0; key < 20; key++) {
+		raise_value(key, v, 64);
+		if (ut_put(eng, key, v, 64, &err))
+			_exit(4);
+	}
+	ut_sys.io_admit = cut_log_write;
+	ut_txn_begin(eng, &t);
+	for (key = 1000; key < 1016; key++) {
+		raise_value(key, v, sizeof(v));
+		if (ut_txn_put(&t, key, v, sizeof(v), &err))
+			_exit(5);
+	}
+	ut_txn_commit(&t, &err);
+	_exit(6); /* the commit's log write was not cut */
+}
+
+/*
+ * A commit's log write cut after three blocks leaves its group
+ * incomplete in the last whole block, with an unused block after it (not
+ * a half-used block: the scan stops at "unused block").  The restart
+ * must not reuse those blocks' LSNs: if the new log began right after the
+ * last complete group, the cut group's blocks would sit in it with the
+ * LSNs they were written with, and the next recovery would read them as
+ * log (seen as "malformed group (garbage tail)" with sound log after:
+ * recovery refused, or a stale group applied).
+ */
+static int cut_log_write_restart(void)
+{
+	struct ut_init_opts io = { .page_size = 4096,
+				   .guard = UT_GUARD_DOUBLEWRITE,
+				   .log_size = 8 << 20 };
+	struct ut_recovery_report rep1, rep2;
+	unsigned char v[200], got[256];
+	struct ut_err err = { "" };
+	struct ut_engine_opts o;
+	struct ut_engine *eng;
+	unsigned key, lost = 0, txn_rows = 0;
+	char sdir[320], log[340];
+	int status, clean;
+	uint32_t len;
+	pid_t pid;
+
+	snprintf(sdir, sizeof(sdir), "%s/cut", test_scratch);
+	if (ut_store_init(sdir, &io, &err)) {
+		ktap_diag("init %s: %s", sdir, err.msg);
+		return 0;
+	}
+	pid = fork();
+	if (pid == 0)
+		cut_child(sdir);
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		ktap_diag("the writer: status %d (6: the commit's log write was not cut)",
+			  status);
+		return 0;
+	}
+	ut_engine_opts_default(&o);
+	if (ut_engine_open(sdir, &o, &eng, &rep1, &err)) {
+		ktap_diag("recovery after the cut: %s", err.msg);
+		return 0;
+	}
+	for (key = 0; key < 20; key++) {
+		raise_value(key, v, 64);
+		if (ut_get(eng, key, got, sizeof(got), &len) || len != 64 ||
+		    memcmp(got, v, 64))
+			lost++;
+	}
+	for (key = 1000; key < 1016; key++)
+		txn_rows += !ut_get(eng, key, got, sizeof(got), &len);
+	ktap_diag("after the cut: recovery stopped at \"%s\"; %u of 20 acknowledged rows lost, %u of the cut transaction's 16 rows there",
+		  rep1.stop_reason, lost, txn_rows);
+	if (ut_engine_close(eng, &err) || ut_engine_open(sdir, &o, &eng, &rep2, &err)) {
+		ktap_diag("the next open: %s", err.msg);
+		return 0;
+	}
+	ut_engine_close(eng, &err);
+	/* the new log started at the checkpoint recovery wrote */
+	snprintf(log, sizeof(log), "%s/untorn.redo", sdir);
+	clean = !rep2.groups && !claimed_by_old_log(log, rep2.checkpoint_lsn);
+	ktap_diag("the new log starts at LSN %llu%s; the next open: %llu groups",
+		  (unsigned long long)rep2.checkpoint_lsn,
+		  clean ? "" : ", in a block the cut write left with that LSN",
+		  (unsigned long long)rep2.groups);
+	return !lost && (txn_rows == 0 || txn_rows == 16) && clean;
+}
+
 int main(void)
 {
 	const char *env = getenv("UNTORN_CRASH_TRIALS");
@@ -567,7 +720,7 @@ int main(void)
 		untorn = "build/untorn";
 	test_scratch_dir("crash");
 	snprintf(dir, sizeof(dir), "%s/store", test_scratch);
-	ktap_plan(7);
+	ktap_plan(8);
 	if (run(NULL, UNTORN("init", dir, "--page-size", "16k")) ||
 	    run(NULL, UNTORN("load", dir, "--rows", "20000"))) {
 		ktap_diag("cannot make the store with %s", untorn);
@@ -589,5 +742,7 @@ int main(void)
 		"the root splits (to level 1, then 2) and the power goes before any page write: recovery redoes the new level, every acknowledged row is there");
 	ktap_ok(damaged_slot_after_restart(),
 		"the newest checkpoint slot damaged after a restart that left a gap in the log: recovery from the other slot keeps every acknowledged row");
+	ktap_ok(cut_log_write_restart(),
+		"a commit's log write cut at a block's edge: recovery keeps every acknowledged row and none of the cut transaction, and the next open reads none of the cut blocks as log");
 	return ktap_finish();
 }

@@ -256,6 +256,21 @@ static long group_check(const unsigned char *p, size_t len, unsigned n_recs)
 	return pos == len ? (long)n_recs : -1;
 }
 
+/*
+ * The stream ends inside a group: a log write cut short.  Said so unless
+ * the log stopped at damage, whatever block the scan stopped at: a write
+ * cut at a block's edge (SIGKILL stops a buffered write at a page's)
+ * leaves its last block whole and the scan stops at the unused or
+ * earlier-lap block after it, with the cut group's blocks in this lap --
+ * so the new log must not start among them (recovery starts it a lap
+ * ahead after a torn tail).
+ */
+static void torn_tail(struct ut_redo_scan *scan)
+{
+	if (!scan->damage_lsn)
+		scan->stop_reason = "incomplete group (torn tail)";
+}
+
 static int scan_groups(struct ut_redo_scan *scan)
 {
 	size_t pos = 0, cap = 0, glen;
@@ -268,8 +283,7 @@ static int scan_groups(struct ut_redo_scan *scan)
 		glen = get_le32(scan->stream + pos);
 		n_recs = get_le16(scan->stream + pos + 4);
 		if (pos + UT_LOG_GROUP_HDR + glen > scan->stream_len) {
-			if (!strcmp(scan->stop_reason, "end of log"))
-				scan->stop_reason = "incomplete group (torn tail)";
+			torn_tail(scan);
 			break;
 		}
 		recs = group_check(scan->stream + pos + UT_LOG_GROUP_HDR, glen, n_recs);
@@ -301,9 +315,8 @@ static int scan_groups(struct ut_redo_scan *scan)
 		scan->records += recs;
 		pos += UT_LOG_GROUP_HDR + glen;
 	}
-	if (pos + UT_LOG_GROUP_HDR > scan->stream_len &&
-	    pos < scan->stream_len && !strcmp(scan->stop_reason, "end of log"))
-		scan->stop_reason = "incomplete group (torn tail)";
+	if (pos + UT_LOG_GROUP_HDR > scan->stream_len && pos < scan->stream_len)
+		torn_tail(scan);
 	scan->end_lsn = lsn;
 	scan->bytes = pos;
 	return 0;
