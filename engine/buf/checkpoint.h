@@ -39,9 +39,9 @@ void ut_checkpointer_init(struct ut_checkpointer *ck, struct ut_bpool *pool,
 int ut_checkpoint(struct ut_checkpointer *ck);
 /*
  * Writes the current checkpoint into the other slot as well, so that
- * both slots name it: after a restart that left a gap in the log (the
- * rest of a block, or a lap), a damaged newest slot must not send the
- * next recovery to the older one, whose log ends at the gap.
+ * both slots name it: after a restart, which leaves a gap in the log
+ * (the new log starts a lap ahead), a damaged newest slot must not send
+ * the next recovery to the older one, whose log ends at the gap.
  */
 int ut_checkpoint_mirror(struct ut_checkpointer *ck);
 /* When the cleaners' checkpoint is due (default: a sixteenth of the log

@@ -261,9 +261,9 @@ static long group_check(const unsigned char *p, size_t len, unsigned n_recs)
  * the log stopped at damage, whatever block the scan stopped at: a write
  * cut at a block's edge (SIGKILL stops a buffered write at a page's)
  * leaves its last block whole and the scan stops at the unused or
- * earlier-lap block after it, with the cut group's blocks in this lap --
- * so the new log must not start among them (recovery starts it a lap
- * ahead after a torn tail).
+ * earlier-lap block after it: the report says what happened (recovery
+ * starts the new log a lap ahead, past the cut group's blocks, either
+ * way).
  */
 static void torn_tail(struct ut_redo_scan *scan)
 {

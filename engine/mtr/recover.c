@@ -258,23 +258,6 @@ static int apply_all(const struct ut_recovery_ctx *rc, const struct ut_redo_scan
 	return ret;
 }
 
-/* The log did not end cleanly: a checksum, length or group was damaged. */
-static int log_tail_damaged(const struct ut_redo_scan *scan)
-{
-	static const char *const clean[] = {
-		"end of log",
-		"unused block",
-		"block from an earlier lap of the log",
-		"log full circle",
-	};
-	unsigned i;
-
-	for (i = 0; i < sizeof(clean) / sizeof(clean[0]); i++)
-		if (!strcmp(scan->stop_reason, clean[i]))
-			return 0;
-	return 1;
-}
-
 /* The log is damaged where it stops: says where, and what is at stake. */
 static int log_damage_refused(const struct ut_recovery_ctx *rc,
 			      const struct ut_redo_scan *scan, struct ut_err *err)
@@ -356,11 +339,20 @@ int ut_recover(const struct ut_recovery_ctx *rc, struct ut_recovery_report *rep,
 		ut_redo_scan_free(&scan);
 		return ret;
 	}
-	start = ut_lsn_next_block(scan.end_lsn);
-	if (log_tail_damaged(&scan) || scan.damage_lsn)
-		/* pages may carry LSNs from beyond the damage: start past
-		 * anything the log could have held (a format 1 log's zero
-		 * block judged damage keeps the reason "unused block") */
+	/*
+	 * The new log starts a lap ahead of the checkpoint, past anything
+	 * the old log could have held: every block it left in the file --
+	 * a cut write's whole blocks after the last complete group, sectors
+	 * of an unsynced write that reached the disk out of order, damage
+	 * accepted, pages' LSNs from beyond it -- holds an LSN below the new
+	 * log's, so no later scan reads one of them as new log.  Only where
+	 * the log ends at the checkpoint, on a block's first byte, with
+	 * nothing after it (the last run wrote nothing: an open of a closed
+	 * store), does it go on in place and the open write nothing.
+	 */
+	start = scan.end_lsn;
+	if (ut_lsn_next_block(start) != start || scan.stream_len ||
+	    scan.damage_lsn || scan.gap_lsn)
 		start = ut_lsn_next_block(rep->checkpoint_lsn + rc->log->capacity);
 	ut_redo_start(rc->log, start, rep->checkpoint_lsn);
 	if (scan.groups) {
