@@ -20,8 +20,8 @@
  *    any page reaches the disk: recovery redoes the root's new level
  *    (found by crash-sim: the level was not logged, and a root raise in
  *    the redo window lost the whole tree);
- *  - a restart leaves a gap in the log (the rest of a block) and the
- *    newest checkpoint slot is damaged after the next crash: recovery
+ *  - a restart leaves a gap in the log (the new log starts a lap ahead)
+ *    and the newest checkpoint slot is damaged after the next crash: recovery
  *    from the older slot keeps every commit made after the restart;
  *  - a commit's log write cut at a block's edge (SIGKILL stops a buffered
  *    write at a page's): the restart leaves the cut blocks out of the
@@ -354,7 +354,8 @@ static int damaged_tail(enum tail_damage how, const char *want)
 
 /* ---- a root raise in the redo window ---------------------------------- */
 
-static int is_page_file(int fd)
+/* Whether the path fd is open on contains name ("/untorn.redo"). */
+static int fd_names(int fd, const char *name)
 {
 	char link[64], target[512];
 	ssize_t n;
@@ -364,7 +365,12 @@ static int is_page_file(int fd)
 	if (n <= 0)
 		return 0;
 	target[n] = 0;
-	return strstr(target, "/untorn.dat") || strstr(target, "/untorn.dblwr");
+	return !!strstr(target, name);
+}
+
+static int is_page_file(int fd)
+{
+	return fd_names(fd, "/untorn.dat") || fd_names(fd, "/untorn.dblwr");
 }
 
 /* the power goes before any page reaches the disk */
@@ -492,7 +498,7 @@ static int put_range(const char *sdir, unsigned from, unsigned to, int cut)
 
 /*
  * A clean close leaves the log in the middle of a block; the next open
- * starts its log in the next block and checkpoints there.  Its commits
+ * starts its log a lap ahead and checkpoints there.  Its commits
  * reach the log, then the power goes, and the newest checkpoint slot is
  * found damaged: recovery falls back to the other slot, which must not
  * name a checkpoint before the gap (its scan would end at the half-used
@@ -561,19 +567,6 @@ static int damaged_slot_after_restart(void)
 
 /* ---- a log write cut at a block's edge, then a restart ----------------- */
 
-static int is_log_file(int fd)
-{
-	char link[64], target[512];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, target, sizeof(target) - 1);
-	if (n <= 0)
-		return 0;
-	target[n] = 0;
-	return !!strstr(target, "/untorn.redo");
-}
-
 static int log_cut;
 
 /* Whether the log block lsn falls in holds a sound block of that LSN:
@@ -600,7 +593,7 @@ static int claimed_by_old_log(const char *path, uint64_t lsn)
 static ssize_t cut_log_write(enum ut_op op, int fd, size_t len, off_t off)
 {
 	(void)off;
-	if (!is_log_file(fd))
+	if (!fd_names(fd, "/untorn.redo"))
 		return len;
 	if (log_cut)
 		_exit(0);
