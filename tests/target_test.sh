@@ -1,0 +1,212 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# target_test.sh - bench-matrix --target on loop devices standing in for
+# the user's disks (root): a blank device is measured, its facts and
+# fio's calibration in every run's JSON; a device with a filesystem or a
+# partition table is refused untouched and accepted with --destroy; a
+# mounted one, one with a mounted partition, one another loop device
+# sits on and one too small are refused even then.  --target DIR on ext4
+# data=ordered, ext4 data=journal and XFS runs the guards that
+# filesystem honours, says in one line why each other one did not run,
+# and leaves the directory as it found it after success, after Ctrl-C
+# mid-run and after a full disk; too little space is refused.
+set -u
+
+top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+scratch=$(mktemp -d "/var/tmp/untorn-target-$$-XXXXXX")
+. "$(dirname "$0")/loopfs.sh"
+extra_loops=()
+cleanup() {
+	local l
+	umount "$scratch/m" 2>/dev/null
+	for l in "${extra_loops[@]}"; do losetup -d "$l" 2>/dev/null; done
+	loopfs_cleanup
+	rm -rf "$scratch"
+}
+trap cleanup EXIT
+. "$(dirname "$0")/ktap.sh"
+ktap_plan 15
+[ "$(id -u)" -eq 0 ] || ktap_skip_rest target "needs root for loop devices, mkfs and mounts"
+losetup -f >/dev/null 2>&1 || ktap_skip_rest target "no free loop device"
+
+bm=$top/scripts/bench-matrix
+fscheck=${UNTORN_FSCHECK:-$top/build/untorn-fscheck}
+# the shortest runs that still measure: 2000 rows, 1 s, one thread
+quick=(--regime commit --threads 1 --seconds 1 --rows 2000)
+
+# a loop device on a fresh sparse file of SIZE, in $dev (detached at exit)
+blank_dev() {
+	local img
+	img=$(mktemp "$scratch/dev-XXXXXX.img")
+	truncate -s "$1" "$img"
+	dev=$(losetup -f --show ${2:+"$2"} "$img") || return 1
+	extra_loops+=("$dev")
+}
+
+# the first 8 MiB of a device (superblocks, partition tables)
+head_sum() {
+	head -c 8M "$1" | sha256sum
+}
+
+# refused NAME PATTERN DEV ARGS...: exit 2, one line matching PATTERN on
+# stderr, the device's first 8 MiB unchanged
+refused() {
+	local desc=$1 pat=$2 d=$3 before rc
+	shift 3
+	before=$(head_sum "$d")
+	"$bm" "$@" >"$scratch/out" 2>"$scratch/err"
+	rc=$?
+	echo "# $(head -c 300 "$scratch/err")"
+	[ $rc -eq 2 ] && [ "$(wc -l <"$scratch/err")" -eq 1 ] && grep -q -- "$pat" "$scratch/err" &&
+		[ "$before" = "$(head_sum "$d")" ]
+	ok $? "$desc"
+}
+
+# 1: a blank device, measured
+blank_dev 3G
+"$bm" --target "$dev" --guards doublewrite,none "${quick[@]}" --calibrate 1 --out "$scratch/o1" \
+	>"$scratch/out" 2>&1
+rc=$?
+sed 's/^/# /' "$scratch/out" | tail -6
+[ $rc -eq 0 ] && python3 - "$scratch/o1" "$dev" <<'PY'
+import json, os, sys
+out, dev = sys.argv[1:3]
+for g in ("doublewrite", "none"):
+    r = json.load(open(os.path.join(out, "target-%s-t1.json" % g)))
+    assert r["tps"] > 0, r["tps"]
+    assert r["target"]["device"] == dev, r["target"]
+    assert r["target"]["logical_block_size"] in (512, 4096), r["target"]
+    assert "write_cache" in r["target"] and "rotational" in r["target"]
+    assert r["calibration"]["randread_16k_iops"] > 0 and r["calibration"]["fdatasync_ms"] > 0
+PY
+ok $? "a blank device: doublewrite and none measured on it, its facts and fio's calibration in each run's JSON"
+
+# 2, 3: a filesystem, then a partition table: refused, then --destroy
+blank_dev 3G
+mkfs.ext4 -q "$dev"
+refused "a device holding ext4: refused untouched, naming --destroy" "ext4.*--destroy" "$dev" \
+	--target "$dev" "${quick[@]}"
+wipefs -qa "$dev"
+echo 'label: gpt' | sfdisk -q "$dev" >/dev/null 2>&1
+before=$(head_sum "$dev")
+refused "a device with a partition table: refused untouched" "partition table (gpt)" "$dev" \
+	--target "$dev" "${quick[@]}"
+"$bm" --target "$dev" "${quick[@]}" --destroy --dry-run >"$scratch/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q "nothing is changed" "$scratch/out" && grep -q "mkfs destroys" "$scratch/out" &&
+	[ "$before" = "$(head_sum "$dev")" ]
+ok $? "with --destroy (and --dry-run): accepted, every step printed, nothing changed"
+
+# 4: mounted; 5: a partition of it mounted; 6: a loop device on it; 7: too small
+blank_dev 3G
+mkfs.ext4 -q "$dev"
+mkdir -p "$scratch/m"
+mount "$dev" "$scratch/m"
+refused "a mounted device: refused even with --destroy, naming the mount" "mounted on $scratch/m" "$dev" \
+	--target "$dev" "${quick[@]}" --destroy
+umount "$scratch/m"
+blank_dev 3G --partscan
+printf 'label: gpt\n,512M\n' | sfdisk -q "$dev" >/dev/null 2>&1
+# the kernel's own scan may not run here: add the partitions it holds
+[ -b "${dev}p1" ] || partx -a "$dev" 2>/dev/null
+if [ -b "${dev}p1" ] && mkfs.ext4 -q "${dev}p1" && mount "${dev}p1" "$scratch/m"; then
+	refused "a device whose partition is mounted: refused even with --destroy" "${dev}p1 is mounted" "$dev" \
+		--target "$dev" "${quick[@]}" --destroy
+	umount "$scratch/m"
+else
+	ok 1 "a device whose partition is mounted: cannot make the partition (${dev}p1)"
+fi
+blank_dev 3G
+under=$dev
+l2=$(losetup -f --show "$under") && extra_loops+=("$l2")
+refused "a device another loop device sits on: refused even with --destroy" "backing of loop device $l2" "$under" \
+	--target "$under" "${quick[@]}" --destroy
+blank_dev 256M
+refused "a device too small for the rows: refused, naming what it needs" "too small.*needs" "$dev" \
+	--target "$dev" "${quick[@]}"
+
+# --target DIR: the directory as it was (its files, their bytes)
+dir_state() {
+	(cd "$1" && find . -printf '%p %s %m\n' | sort && digest .)
+}
+# 8-10: the guards each filesystem honours, and why not the others
+loopfs ord 2G "mkfs.ext4 -q" ""
+loopfs jnl 2G "mkfs.ext4 -q" "data=journal"
+loopfs xfs 2G "mkfs.xfs -q -m reflink=1" ""
+for fs in ord jnl xfs; do
+	d=$scratch/$fs
+	mkdir -p "$d/mine" && echo "the user's" >"$d/mine/file"
+	state=$(dir_state "$d")
+	cal=0
+	[ $fs = ord ] && cal=1
+	"$bm" --target "$d" "${quick[@]}" --calibrate $cal --out "$scratch/o-$fs" >"$scratch/out-$fs" 2>&1
+	rc=$?
+	grep -E "not run|target" "$scratch/out-$fs" | head -8 | sed 's/^/# /'
+	ran=$(cd "$scratch/o-$fs" 2>/dev/null && ls target-*-t1.json 2>/dev/null | sed 's/target-\(.*\)-t1.json/\1/' | sort | tr '\n' ' ')
+	notrun=$(grep -c "not run on target: .*not safe here" "$scratch/out-$fs")
+	safe_atomic=$("$fscheck" "$d" --json 2>/dev/null | python3 -c 'import json,sys; print(int(json.load(sys.stdin)["untorn_atomic"]["safe"]))' 2>/dev/null)
+	case $fs in
+	ord) want="doublewrite none sector " ;;
+	jnl) want="doublewrite journal none " ;;
+	xfs) want="doublewrite none sector "
+	     [ "$safe_atomic" = 1 ] && want="atomic doublewrite none sector " ;;
+	esac
+	nwant=$((5 - $(echo $want | wc -w)))
+	[ $rc -eq 0 ] && [ "$ran" = "$want" ] && [ "$notrun" -eq $nwant ] && [ "$state" = "$(dir_state "$d")" ]
+	ok $? "--target DIR on $(findmnt -no FSTYPE -T "$d") $(findmnt -no OPTIONS -T "$d" | cut -c1-40): ran ${want% }; $nwant not run, each with its reason; the directory as it was"
+done
+
+# 11: Ctrl-C mid-run: SIGINT to the run's process group, as a terminal
+# sends it (job control gives the job a group of its own, and SIGINT is
+# not ignored in it as in a plain background job)
+d=$scratch/ord
+state=$(dir_state "$d")
+set -m
+"$bm" --target "$d" --guards none --regime commit --threads 1 --seconds 120 --rows 2000 --calibrate 0 \
+	--out "$scratch/o-int" >"$scratch/out-int" 2>&1 &
+pid=$!
+set +m
+running=1
+for _ in $(seq 300); do
+	pgrep -f "bench write $d/untorn-bench-matrix" >/dev/null && break
+	kill -0 $pid 2>/dev/null || { running=0; break; }
+	sleep 0.1
+done
+kill -INT -- -$pid 2>/dev/null
+wait $pid
+rc=$?
+left=$(pgrep -f "untorn.*$d/untorn-bench-matrix" | wc -l)
+[ $running -eq 1 ] && [ $rc -ne 0 ] && [ "$left" -eq 0 ] && [ "$state" = "$(dir_state "$d")" ]
+ok $? "Ctrl-C while bench write runs: exit $rc, no process left, the directory as it was"
+
+# 12: a full disk (the space check told there is room: the tests' override)
+loopfs tiny 200M "mkfs.ext4 -q" ""
+d=$scratch/tiny
+state=$(dir_state "$d")
+UNTORN_TARGET_NEED=1 "$bm" --target "$d" --guards none --regime commit --threads 1 --seconds 1 \
+	--rows 1000000 --calibrate 0 \
+	--out "$scratch/o-full" >"$scratch/out-full" 2>&1
+rc=$?
+tail -2 "$scratch/out-full" | sed 's/^/# /'
+[ $rc -ne 0 ] && grep -qi "no space\|ENOSPC\|full" "$scratch/out-full" && grep -q "none on target failed" "$scratch/out-full" &&
+	[ "$state" = "$(dir_state "$d")" ]
+ok $? "the disk fills during the load: exit $rc naming it, the directory as it was"
+
+# 13: too little space, refused before anything
+"$bm" --target "$d" "${quick[@]}" >"$scratch/out" 2>"$scratch/err"
+rc=$?
+echo "# $(cat "$scratch/err")"
+[ $rc -eq 2 ] && [ "$(wc -l <"$scratch/err")" -eq 1 ] && grep -q "free, the benchmark needs" "$scratch/err" &&
+	[ "$state" = "$(dir_state "$d")" ]
+ok $? "a directory with too little free space: refused, naming what it needs"
+
+# 14: what does not go together
+"$bm" --target "$d" --devices ssd >/dev/null 2>"$scratch/e1"
+r1=$?
+"$bm" --destroy --devices ssd >/dev/null 2>"$scratch/e2"
+r2=$?
+[ $r1 -eq 2 ] && [ $r2 -eq 2 ] && grep -q "give one" "$scratch/e1" && grep -q "go with --target" "$scratch/e2"
+ok $? "--target with --devices, --destroy without --target: exit 2, one line"
+
+ktap_finish
