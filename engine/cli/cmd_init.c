@@ -167,7 +167,7 @@ int cmd_init(int argc, char **argv)
 	struct option opts[INIT_OPTS_MAX];
 	const char *names[INIT_OPTS_MAX], *dir_of = NULL;
 	struct ut_init_opts io = {
-		.page_size = 16384,
+		.page_size = UT_PAGE_SIZE_DEFAULT,
 		.guard = UT_GUARD_DOUBLEWRITE,
 	};
 	struct ut_err err = { "" };

@@ -426,7 +426,8 @@ static int init_aux_files(const char *dir, const struct ut_init_opts *o,
 	return ret;
 }
 
-int ut_store_init(const char *dir, const struct ut_init_opts *opts, struct ut_err *err)
+static int store_create(const char *dir, const struct ut_init_opts *opts,
+			struct ut_err *err)
 {
 	char path[PATH_MAX + 16];
 	struct ut_geom geom;
@@ -490,6 +491,18 @@ out_rmdir:
 	if (created)
 		rmdir(dir);
 	return ret;
+}
+
+int ut_store_init(const char *dir, const struct ut_init_opts *opts, struct ut_err *err)
+{
+	struct ut_init_opts o = *opts;
+
+	/* zeroed options are the defaults the header names */
+	if (!o.page_size)
+		o.page_size = UT_PAGE_SIZE_DEFAULT;
+	if (!o.guard)
+		o.guard = UT_GUARD_DOUBLEWRITE;
+	return store_create(dir, &o, err);
 }
 
 /* ---- checkpoint ----------------------------------------------------- */

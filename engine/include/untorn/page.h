@@ -45,6 +45,7 @@
 #include <stdint.h>
 
 #define UT_PAGE_SIZE_MIN 4096u
+#define UT_PAGE_SIZE_DEFAULT 16384u /* InnoDB's; a zeroed ut_init_opts */
 #define UT_PAGE_SIZE_MAX 65536u
 #define UT_BLOCK_SIZE_MIN 512u
 #define UT_BLOCK_HDR_SIZE 24u

@@ -40,9 +40,10 @@ struct ut_store {
 };
 
 struct ut_init_opts {
-	uint32_t page_size; /* default 16 KiB */
-	uint32_t block_size; /* 0: the filesystem's block size */
-	uint32_t guard; /* enum ut_guard; default doublewrite */
+	uint32_t page_size; /* 0: 16 KiB (UT_PAGE_SIZE_DEFAULT) */
+	uint32_t block_size; /* 0: the guard's choice, else the filesystem's
+			      * block size */
+	uint32_t guard; /* enum ut_guard; 0: doublewrite */
 	int unsafe; /* allows a guard that needs it (none), and any guard the filesystem
 				 * cannot honour (crash simulations) */
 	int single_lsn; /* one block per page: InnoDB's design */
