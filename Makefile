@@ -239,6 +239,10 @@ MANDIR       := $(DESTDIR)$(PREFIX)/share/man
 SCRIPT_MANS  := $(USER_SCRIPTS:%=$(BUILD)/man/untorn-%.1)
 PROG_MANS    := $(BUILD)/man/untorn-jw-write.1 $(if $(HAVE_FUSE3),$(BUILD)/man/untorn-hdd.1)
 
+# the library's pages (section 3): libuntorn.3 and a page per call,
+# the other names of a page as .so links to it
+LIB_MANS     := $(wildcard man/*.3)
+
 man: $(SCRIPT_MANS) $(PROG_MANS)
 
 $(BUILD)/man/untorn-jw-write.1: $(JWWRITE) dev/help2man
@@ -256,7 +260,7 @@ $(BUILD)/man/untorn-%.1: scripts/% dev/help2man
 install: all man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 		$(DESTDIR)$(PREFIX)/include/untorn $(SHARE)/scripts/lib $(SHARE)/ebpf \
-		$(SHARE)/fio-jobs $(MANDIR)/man1 $(MANDIR)/man5 $(MANDIR)/man7 $(MANDIR)/man8
+		$(SHARE)/fio-jobs $(MANDIR)/man1 $(MANDIR)/man3 $(MANDIR)/man5 $(MANDIR)/man7 $(MANDIR)/man8
 	install -m 755 $(UNTORN) $(DESTDIR)$(PREFIX)/bin/untorn
 	install -m 755 $(FSCHECK) $(DESTDIR)$(PREFIX)/bin/untorn-fscheck
 	install -m 755 $(JWWRITE) $(DESTDIR)$(PREFIX)/bin/untorn-jw-write
@@ -281,9 +285,10 @@ install: all man
 	for s in $(USER_SCRIPTS); do \
 		ln -sf ../share/untorn/scripts/$$s $(DESTDIR)$(PREFIX)/bin/untorn-$$s; \
 	done
-	install -m 644 engine/cli/untorn.1 $(MANDIR)/man1/
-	install -m 644 fs-integration/untorn-fscheck.8 $(MANDIR)/man8/
+	install -m 644 man/untorn.1 $(MANDIR)/man1/
+	install -m 644 man/untorn-fscheck.8 $(MANDIR)/man8/
 	install -m 644 $(SCRIPT_MANS) $(PROG_MANS) $(MANDIR)/man1/
+	install -m 644 man/*.3 $(MANDIR)/man3/
 	install -m 644 man/untorn-format.5 $(MANDIR)/man5/
 	install -m 644 man/untorn-guards.7 $(MANDIR)/man7/
 
@@ -298,7 +303,7 @@ uninstall:
 		$(MANDIR)/man1/untorn.1 $(MANDIR)/man8/untorn-fscheck.8 \
 		$(USER_SCRIPTS:%=$(MANDIR)/man1/untorn-%.1) $(MANDIR)/man5/untorn-format.5 \
 		$(MANDIR)/man1/untorn-jw-write.1 $(MANDIR)/man1/untorn-hdd.1 \
-		$(MANDIR)/man7/untorn-guards.7
+		$(MANDIR)/man7/untorn-guards.7 $(LIB_MANS:man/%=$(MANDIR)/man3/%)
 
 clean:
 	rm -rf $(BUILD) build-address-undefined build-thread $(FUZZ_BUILD)

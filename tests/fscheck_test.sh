@@ -168,7 +168,7 @@ fi
 # --- untorn_jw: what it does and does not change ------------------------------
 verdict "$scratch/onek"
 grep -q "^untorn_jw .*never InnoDB/MariaDB" "$scratch/out" &&
-	man_text=$(nroff -man "$top/fs-integration/untorn-fscheck.8" 2>/dev/null | sed 's/.\x08//g' | tr -s '[:space:]' ' ') &&
+	man_text=$(nroff -man "$top/man/untorn-fscheck.8" 2>/dev/null | sed 's/.\x08//g' | tr -s '[:space:]' ' ') &&
 	echo "$man_text" | grep -q "Loading the untorn_jw kernel module does not change that" &&
 	! echo "$man_text" | grep -q "or when the untorn_jw kernel module is loaded"
 ok $? "untorn_jw: the output and the man page say it never makes InnoDB safe"

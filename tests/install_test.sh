@@ -15,7 +15,7 @@ prefix=$(mktemp -d "/tmp/untorn-install-$$-XXXXXX")
 trap 'rm -rf "$prefix"' EXIT
 scratch=$prefix
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 11
+ktap_plan 12
 
 # the shared library's ABI version, as the Makefile names it
 soversion=$(sed -n 's/^SOVERSION *:= *//p' "$TOP/Makefile")
@@ -72,6 +72,25 @@ export PKG_CONFIG_PATH="$prefix/usr/lib/pkgconfig"
 cc ${SAN_FLAGS:-} -o "$prefix/user-shared" "$prefix/user.c" $(pkg-config --cflags --libs untorn) 2>&1 | sed 's/^/# /'
 LD_LIBRARY_PATH="$prefix/usr/lib" "$prefix/user-shared" "$prefix/store"
 ok $? "a program built with pkg-config --cflags --libs untorn runs against the shared library (pages, and the engine: init, put, get)"
+
+# the library's manual: libuntorn(3)'s example program, as the page
+# prints it, builds with pkg-config, runs twice on one store and prints
+# what the page says; every call of engine.h has a page (or a name in one)
+man3=$prefix/usr/share/man/man3
+sed -n '/^\.SH EXAMPLE/,/^\.SH/{/^\.EX/,/^\.EE/p}' "$man3/libuntorn.3" |
+	awk '/^\.EE/ { exit } !/^\.EX/' | sed 's/\\e/\\/g; s/\\-/-/g' >"$prefix/example.c"
+want=$(sed -n '/^\$ \.\/example/,/^\.EE/p' "$man3/libuntorn.3" | sed '1d;$d')
+# shellcheck disable=SC2046,SC2086
+cc ${SAN_FLAGS:-} -Wall -Werror -o "$prefix/example" "$prefix/example.c" $(pkg-config --cflags --libs untorn) 2>&1 | sed 's/^/# /'
+got1=$(LD_LIBRARY_PATH="$prefix/usr/lib" "$prefix/example" "$prefix/example-store" 2>&1)
+got2=$(LD_LIBRARY_PATH="$prefix/usr/lib" "$prefix/example" "$prefix/example-store" 2>&1)
+nopage=""
+for f in $(sed -n 's/^\(int\|void\|uint32_t\|unsigned\|const char \*\) *\(ut_[a-z_]*\)(.*/\2/p' "$TOP/engine/include/untorn/engine.h") ut_store_init; do
+	[ -e "$man3/$f.3" ] || nopage="$nopage $f"
+done
+[ -n "$nopage" ] && echo "# no man page:$nopage"
+[ "$got1" = "$want" ] && [ "$got2" = "$want" ] && [ -z "$nopage" ]
+ok $? "libuntorn(3)'s example builds with pkg-config and prints what the page says (twice on one store); every engine.h call has a page"
 
 # the system call table is a test hook, not API: untorn.h leaves it out
 printf '#include <untorn.h>\nint main(void) { return ut_sys.open != 0; }\n' >"$prefix/hook.c"
@@ -134,11 +153,11 @@ bad=""
 for cmd in init info check put get delete load dump "bench write" "bench scan" recover verify guards; do
 	# shellcheck disable=SC2086
 	for o in $("$prefix/usr/bin/untorn" $cmd --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u); do
-		grep -qF -- "$(echo "$o" | sed 's/-/\\-/g')" "$TOP/engine/cli/untorn.1" || bad="$bad untorn $cmd $o;"
+		grep -qF -- "$(echo "$o" | sed 's/-/\\-/g')" "$TOP/man/untorn.1" || bad="$bad untorn $cmd $o;"
 	done
 done
 for o in $("$prefix/usr/bin/untorn-fscheck" --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u); do
-	grep -qF -- "$(echo "$o" | sed 's/-/\\-/g')" "$TOP/fs-integration/untorn-fscheck.8" || bad="$bad untorn-fscheck $o;"
+	grep -qF -- "$(echo "$o" | sed 's/-/\\-/g')" "$TOP/man/untorn-fscheck.8" || bad="$bad untorn-fscheck $o;"
 done
 for s in "$prefix"/usr/bin/untorn-*; do
 	case $s in */untorn-fscheck) continue ;; esac
@@ -171,7 +190,8 @@ ok $? "installed scripts find the installed untorn, untorn-fscheck and fio-jobs/
 
 if command -v groff >/dev/null; then
 	pages=$(ls "$prefix"/usr/share/man/man*/*.[1-8])
-	warn=$(for m in $pages; do groff -man -ww -z "$m" 2>&1; done)
+	# from the manual's root, where a page's .so names its target
+	warn=$(cd "$prefix/usr/share/man" && for m in $pages; do groff -man -ww -z "$m" 2>&1; done)
 	[ -z "$warn" ] || echo "$warn" | sed 's/^/# /'
 	[ -z "$warn" ] && grep -q '^\.SH EXIT STATUS' "$prefix/usr/share/man/man8/untorn-fscheck.8"
 	ok $? "every installed man page formats without warnings ($(echo $pages | wc -w) pages)"
