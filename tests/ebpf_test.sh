@@ -212,7 +212,7 @@ fi
 # (the sysctl kernel.bpf_stats_enabled on for the run, then as it was)
 if ! quick scripts/profile-overhead "the scripts attached one by one above"; then
 	stats_was=$(sysctl -n kernel.bpf_stats_enabled)
-	"$top/scripts/profile-overhead" --rounds 1 --seconds 1 --scripts io-latency,uring --dir "$scratch" \
+	"$top/scripts/profile-overhead" --rounds 1 --seconds 1 --scripts io-latency,uring --target "$scratch" \
 		--json "$scratch/overhead.json" >"$scratch/overhead.out" 2>&1
 	rc=$?
 	python3 - "$scratch/overhead.json" <<'PY'
@@ -222,6 +222,8 @@ d = json.load(open(sys.argv[1]))
 # scripts' programs run at least once per transaction
 assert d["bpf_runs_per_transaction"] >= 1 and d["bpf_us_per_transaction"] > 0, d
 assert 0 < d["bpf_cpu_share"] < 1 and d["ratio"] > 0 and d["transactions"][0] > 0, d
+# --target: where it ran, in the JSON
+assert d["target"]["kind"] == "directory" and d["target"]["fstype"], d.get("target")
 PY
 	py=$?
 	[ $rc -eq 0 ] && [ $py -eq 0 ] && grep -q '^BPF programs: .* us a transaction' "$scratch/overhead.out" &&

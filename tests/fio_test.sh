@@ -7,7 +7,8 @@
 # writes (fio 3.33's async engines would sync after every write);
 # fio-compare prints a row per job and writes its JSON, removes the files
 # it made, warns when a pattern runs where it means nothing, gives the
-# summary JSON alone on stdout with --output-format json, and refuses bad
+# summary JSON alone on stdout with --output-format json (with --target,
+# the directory's facts in it), and refuses bad
 # input with exit 2.
 set -u
 
@@ -74,18 +75,19 @@ else
 	ok $? "fio-compare warns, once, that the journal pattern ran off ext4 data=journal (and nothing else)"
 fi
 
-"$top/scripts/fio-compare" --dir "$scratch" --jobs redo --runtime 1 --size 16m --output-format json \
+"$top/scripts/fio-compare" --target "$scratch" --jobs redo --runtime 1 --size 16m --output-format json \
 	--out "$scratch/out-json" > "$scratch/json" 2>"$scratch/json.err"
 rc=$?
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert [j["job"] for j in d["jobs"]] == ["redo-group-commit"], d
-assert d == json.load(open(sys.argv[2]))' "$scratch/json" "$scratch/out-json/summary.json" 2>"$scratch/py.err" &&
+assert d["target"]["target"] == sys.argv[3] and d["target"]["fstype"] and "logical_block_size" in d["target"], d["target"]
+assert d == json.load(open(sys.argv[2]))' "$scratch/json" "$scratch/out-json/summary.json" "$scratch" 2>"$scratch/py.err" &&
 	[ $rc -eq 0 ] && grep -q '^redo-group-commit ' "$scratch/json.err"
 rc_all=$?
 [ $rc_all -eq 0 ] || sed 's/^/# /' "$scratch/py.err" "$scratch/json.err" | tail -5
-ok $rc_all "--output-format json: stdout is summary.json alone, the table goes to stderr"
+ok $rc_all "--target DIR --output-format json: stdout is summary.json alone with the target's facts, the table goes to stderr"
 
 left=$(find "$scratch" -maxdepth 1 -name 'untorn-fio.*' | wc -l)
 [ "$left" -eq 0 ]

@@ -6,7 +6,9 @@
 # doublewrite on (ext4 data=ordered) and off (ext4 data=journal): a run
 # per configuration with every measured second's TPS, the ratio to the
 # doublewrite run, untorn's ratio beside it read from a bench-matrix
-# directory, and nothing left behind (server, mount, loop device).
+# directory, and nothing left behind (server, mount, loop device); with
+# --target DIR, dw and none in a directory of its own there, journal not
+# run off data=journal, the directory as it was.
 # Where MariaDB or sysbench is missing the test fails naming the package
 # (make check installs both); without root it skips.
 set -u
@@ -15,7 +17,7 @@ top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/var/tmp}/untorn-peer-test-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 3
+ktap_plan 4
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest "peer-mariadb" "not root (loop devices, mounts)"
 # it runs MariaDB and shell, no untorn code: nothing for a sanitizer
 [ -z "${SAN_FLAGS:-}" ] || ktap_skip_rest "peer-mariadb" "sanitizer build ($SAN_FLAGS): the script runs no untorn code; the plain run covers it"
@@ -66,6 +68,33 @@ sys.exit(not (abs(rows["journal"]["untorn_ratio_to_doublewrite"] - 1.25) < 1e-9 
 	      abs(rows["dw"]["untorn_ratio_to_doublewrite"] - 1.0) < 1e-9))' "$scratch/out/peer.json" 2>/dev/null &&
 	grep -q "1.25x" "$scratch/log"
 ok $? "untorn's ratio for the same device and threads beside MariaDB's, in the table and peer.json"
+
+# --target DIR: the datadir in a directory of its own there; journal
+# only on ext4 data=journal (the test directory is not: one line says so)
+mkdir -p "$scratch/tgt/mine" && echo "the user's" >"$scratch/tgt/mine/file"
+state=$(cd "$scratch/tgt" && find . -printf '%p %s %m\n' | sort)
+"$top/scripts/peer-mariadb" --target "$scratch/tgt" --configs dw,journal,none --tables 1 --table-size 1000 \
+	--threads 2 --seconds 2 --warmup 1 --buffer-pool 64M --log-file-size 16M \
+	--out "$scratch/out-t" > "$scratch/log-t" 2>&1
+rc=$?
+sed 's/^/# /' "$scratch/log-t" | tail -6
+python3 - "$scratch/out-t" "$scratch/tgt" <<'EOF'
+import json, os, sys
+out, tgt = sys.argv[1:3]
+rows = {r["config"]: r for r in json.load(open(os.path.join(out, "peer.json")))}
+assert set(rows) == {"dw", "none"}, set(rows)
+for c in rows:
+	one = json.load(open(os.path.join(out, f"mariadb-target-{c}.json")))
+	assert one["tps"] > 0 and one["target"]["target"] == tgt, one.get("target")
+EOF
+checked=$?
+if findmnt -no OPTIONS -T "$scratch" | grep -q data=journal; then
+	ok_skip "peer-mariadb --target DIR" "the test directory is on data=journal"
+else
+	[ $rc -eq 0 ] && [ $checked -eq 0 ] && grep -q "journal not run on $scratch/tgt: its filesystem is not ext4 data=journal" "$scratch/log-t" &&
+		[ "$state" = "$(cd "$scratch/tgt" && find . -printf '%p %s %m\n' | sort)" ]
+	ok $? "--target DIR: dw and none measured there with its facts, journal not run (one line why), the directory as it was"
+fi
 
 left=""
 [ "$(pgrep -cx mariadbd)" -eq "$servers_before" ] || left="$left mariadbd"

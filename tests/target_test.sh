@@ -11,6 +11,8 @@
 # filesystem honours, says in one line why each other one did not run,
 # and leaves the directory as it found it after success, after Ctrl-C
 # mid-run and after a full disk; too little space is refused.
+# scan-matrix --target scans stores copied into a directory or written
+# over a blank device.
 set -u
 
 top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -26,7 +28,7 @@ cleanup() {
 }
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 15
+ktap_plan 17
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest target "needs root for loop devices, mkfs and mounts"
 losetup -f >/dev/null 2>&1 || ktap_skip_rest target "no free loop device"
 
@@ -82,7 +84,7 @@ for g in ("doublewrite", "none"):
 PY
 ok $? "a blank device: doublewrite and none measured on it, its facts and fio's calibration in each run's JSON"
 
-# 2, 3: a filesystem, then a partition table: refused, then --destroy
+# 2-4: a filesystem, then a partition table: refused, then --destroy
 blank_dev 3G
 mkfs.ext4 -q "$dev"
 refused "a device holding ext4: refused untouched, naming --destroy" "ext4.*--destroy" "$dev" \
@@ -98,7 +100,7 @@ rc=$?
 	[ "$before" = "$(head_sum "$dev")" ]
 ok $? "with --destroy (and --dry-run): accepted, every step printed, nothing changed"
 
-# 4: mounted; 5: a partition of it mounted; 6: a loop device on it; 7: too small
+# 5: mounted; 6: a partition of it mounted; 7: a loop device on it; 8: too small
 blank_dev 3G
 mkfs.ext4 -q "$dev"
 mkdir -p "$scratch/m"
@@ -130,7 +132,7 @@ refused "a device too small for the rows: refused, naming what it needs" "too sm
 dir_state() {
 	(cd "$1" && find . -printf '%p %s %m\n' | sort && digest .)
 }
-# 8-10: the guards each filesystem honours, and why not the others
+# 9-11: the guards each filesystem honours, and why not the others
 loopfs ord 2G "mkfs.ext4 -q" ""
 loopfs jnl 2G "mkfs.ext4 -q" "data=journal"
 loopfs xfs 2G "mkfs.xfs -q -m reflink=1" ""
@@ -157,7 +159,7 @@ for fs in ord jnl xfs; do
 	ok $? "--target DIR on $(findmnt -no FSTYPE -T "$d") $(findmnt -no OPTIONS -T "$d" | cut -c1-40): ran ${want% }; $nwant not run, each with its reason; the directory as it was"
 done
 
-# 11: Ctrl-C mid-run: SIGINT to the run's process group, as a terminal
+# 12: Ctrl-C mid-run: SIGINT to the run's process group, as a terminal
 # sends it (job control gives the job a group of its own, and SIGINT is
 # not ignored in it as in a plain background job)
 d=$scratch/ord
@@ -180,7 +182,7 @@ left=$(pgrep -f "untorn.*$d/untorn-bench-matrix" | wc -l)
 [ $running -eq 1 ] && [ $rc -ne 0 ] && [ "$left" -eq 0 ] && [ "$state" = "$(dir_state "$d")" ]
 ok $? "Ctrl-C while bench write runs: exit $rc, no process left, the directory as it was"
 
-# 12: a full disk (the space check told there is room: the tests' override)
+# 13: a full disk (the space check told there is room: the tests' override)
 loopfs tiny 200M "mkfs.ext4 -q" ""
 d=$scratch/tiny
 state=$(dir_state "$d")
@@ -193,7 +195,7 @@ tail -2 "$scratch/out-full" | sed 's/^/# /'
 	[ "$state" = "$(dir_state "$d")" ]
 ok $? "the disk fills during the load: exit $rc naming it, the directory as it was"
 
-# 13: too little space, refused before anything
+# 14: too little space, refused before anything
 "$bm" --target "$d" "${quick[@]}" >"$scratch/out" 2>"$scratch/err"
 rc=$?
 echo "# $(cat "$scratch/err")"
@@ -201,7 +203,31 @@ echo "# $(cat "$scratch/err")"
 	[ "$state" = "$(dir_state "$d")" ]
 ok $? "a directory with too little free space: refused, naming what it needs"
 
-# 14: what does not go together
+# 15, 16: scan-matrix on the same targets: the stores copied into a
+# directory, or their filesystem written over a blank device
+sm=(--layouts random --rows 2000 --writers 0 --crash-commits 0 --fio-seconds 1)
+d=$scratch/ord
+state=$(dir_state "$d")
+"$top/scripts/scan-matrix" --target "$d" "${sm[@]}" --out "$scratch/s-dir" >"$scratch/out-s" 2>&1
+rc=$?
+tail -3 "$scratch/out-s" | sed 's/^/# /'
+[ $rc -eq 0 ] && python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["target"]["target"] == sys.argv[2] and d["target"]["fstype"] == "ext4", d.get("target")
+assert [r["layout"] for r in d["runs"]] == ["random"] and d["runs"][0]["mb_per_s"]["logical"] > 0' \
+	"$scratch/s-dir/scan-matrix.json" "$d" && [ "$state" = "$(dir_state "$d")" ]
+ok $? "scan-matrix --target DIR: cold scans of the stores copied there, its facts in scan-matrix.json, the directory as it was"
+blank_dev 5G
+"$top/scripts/scan-matrix" --target "$dev" "${sm[@]}" --out "$scratch/s-dev" >"$scratch/out-s" 2>&1
+rc=$?
+tail -3 "$scratch/out-s" | sed 's/^/# /'
+[ $rc -eq 0 ] && python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["target"]["device"] == sys.argv[2] and d["runs"][0]["mb_per_s"]["logical"] > 0' \
+	"$scratch/s-dev/scan-matrix.json" "$dev" && ! findmnt -S "$dev" >/dev/null
+ok $? "scan-matrix --target DEV: the stores' filesystem written over a blank device, scanned, unmounted"
+
+# 17: what does not go together
 "$bm" --target "$d" --devices ssd >/dev/null 2>"$scratch/e1"
 r1=$?
 "$bm" --destroy --devices ssd >/dev/null 2>"$scratch/e2"
