@@ -230,7 +230,7 @@ demo: $(if $(filter 0,$(shell id -u)),deps)
 
 # the scripts users run, installed as PREFIX/bin/untorn-NAME
 USER_SCRIPTS := bench-matrix bt-plot crash-sim demo emulate-hdd fio-compare \
-		fix-journal mkfs-atomic mkfs-journal peer-mariadb profile profile-overhead scan-matrix
+		doublewrite-cost fix-journal mkfs-atomic mkfs-journal peer-mariadb profile profile-overhead scan-matrix
 SHARE        := $(DESTDIR)$(PREFIX)/share/untorn
 MANDIR       := $(DESTDIR)$(PREFIX)/share/man
 

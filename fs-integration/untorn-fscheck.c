@@ -17,11 +17,12 @@
 #include "fscaps/fscaps.h"
 #include "guard/guard.h"
 #include "mysql/server_check.h"
+#include "probe/measure.h"
 #include "probe/split_probe.h"
 
 static const char help[] =
 	"usage: untorn-fscheck PATH [--page-size SIZE] [--engine innodb|untorn] [--probe[=SECONDS]]\n"
-	"                      [--json]\n"
+	"                      [--measure[=SECONDS]] [--json]\n"
 	"       untorn-fscheck --mysql [--defaults-file FILE] [--json]\n"
 	"\n"
 	"Reads what the filesystem under PATH guarantees (type, mount options such\n"
@@ -41,6 +42,14 @@ static const char help[] =
 	"straddle two jbd2 transactions (root, tracefs and bpftrace needed;\n"
 	"without them the line says what is missing).\n"
 	"\n"
+	"--measure[=SECONDS] then measures what turning the doublewrite off buys\n"
+	"here: untorn's flush-bound preset (8 threads, lazy commits) for\n"
+	"doublewrite, none and the guard without a second copy that is safe\n"
+	"here, in a directory of its own inside PATH (removed afterwards), sized\n"
+	"to take about SECONDS (default 180, at least 100), with fio's figures\n"
+	"for the disk; a table and one sentence (in --json, one object with the\n"
+	"verdict in it).  Exit 2 when the measurement fails.\n"
+	"\n"
 	"--mysql asks a MySQL or MariaDB server instead: its options (from\n"
 	"my_print_defaults --mysqld, else the option files with their !include\n"
 	"and !includedir; --defaults-file FILE reads that file alone), the page\n"
@@ -51,19 +60,19 @@ static const char help[] =
 	"server, the [mysqld] lines and the /etc/fstab change; 0 when\n"
 	"innodb_doublewrite may be OFF, 1 when it must stay ON, 2 error.\n";
 
-/* --probe's SECONDS: none is 10 */
-static int parse_seconds(const char *s, unsigned *out)
+/* --probe's and --measure's SECONDS: none is dflt; from min to max */
+static int parse_seconds(const char *s, unsigned dflt, long min, long max, unsigned *out)
 {
 	char *end;
 	long v;
 
 	if (!s) {
-		*out = 10;
+		*out = dflt;
 		return 0;
 	}
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 1 || v > 3600)
+	if (errno || end == s || *end || v < min || v > max)
 		return -EINVAL;
 	*out = (unsigned)v;
 	return 0;
@@ -297,6 +306,38 @@ static int copyless_safe(const struct ut_guard_ops **shown,
 	return 0;
 }
 
+/*
+ * --measure: after the verdict, the measurement (the script prints it;
+ * in --json, the one object with the verdict in it).  The status is the
+ * verdict's, or 2 when the measurement failed.
+ */
+static int measure_after(const char *path, unsigned seconds, uint32_t ps,
+			 int untorn, int as_json, int safe)
+{
+	struct ut_measure_args a = { .path = path,
+				     .seconds = seconds,
+				     .page_size = ps,
+				     .untorn_engine = untorn,
+				     .as_json = as_json };
+	int ret;
+
+	if (!as_json)
+		printf("\n");
+	ret = ut_measure(&a);
+	if (ret == -ENOENT) {
+		fprintf(stderr, "untorn-fscheck: --measure: the measuring script (scripts/doublewrite-cost, installed as share/untorn/scripts/doublewrite-cost) is not beside this program; run make install, or the untorn-fscheck of a built checkout\n");
+		return 2;
+	}
+	if (ret < 0) {
+		fprintf(stderr, "untorn-fscheck: --measure: the measurement %s\n",
+			ret == -EINTR ? "was killed" : "could not be started");
+		return 2;
+	}
+	if (ret == 2)
+		return 2; /* it said why */
+	return safe ? 0 : 1;
+}
+
 /* --mysql: the server says where its pages are and how large */
 static int mysql_main(int paths, const char *defaults_file, int mysql,
 		      int other_opts, int as_json)
@@ -321,6 +362,7 @@ int main(int argc, char **argv)
 		{ "mysql", no_argument, NULL, 'm' },
 		{ "defaults-file", required_argument, NULL, 'd' },
 		{ "probe", optional_argument, NULL, 'P' },
+		{ "measure", optional_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
@@ -333,9 +375,9 @@ int main(int argc, char **argv)
 	uint32_t ps = 16384;
 	const char *defaults_file = NULL;
 	struct ut_split_probe probe;
-	unsigned probe_s = 0;
+	unsigned probe_s = 0, measure_s = 0;
 	int c, as_json = 0, untorn = 0, mysql = 0, page_given = 0,
-	       engine_given = 0, ret;
+	       engine_given = 0, safe, ret;
 	char what[256];
 
 	opterr = 0; /* refusals are one line, ours */
@@ -368,8 +410,15 @@ int main(int argc, char **argv)
 			defaults_file = optarg;
 			break;
 		case 'P':
-			if (parse_seconds(optarg, &probe_s)) {
+			if (parse_seconds(optarg, 10, 1, 3600, &probe_s)) {
 				fprintf(stderr, "untorn-fscheck: --probe=%s: give whole seconds from 1 to 3600, e.g. --probe=10\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'M':
+			if (parse_seconds(optarg, 180, 100, 86400, &measure_s)) {
+				fprintf(stderr, "untorn-fscheck: --measure=%s: give whole seconds from 100 to 86400, e.g. --measure=180\n",
 					optarg);
 				return 2;
 			}
@@ -386,6 +435,14 @@ int main(int argc, char **argv)
 				what);
 			return 2;
 		}
+	}
+	if (measure_s && probe_s) {
+		fprintf(stderr, "untorn-fscheck: --measure and --probe each write for a while; give one, then the other\n");
+		return 2;
+	}
+	if (measure_s && (mysql || defaults_file)) {
+		fprintf(stderr, "untorn-fscheck: --measure with --mysql: nothing may be written among the server's files; give a scratch directory on the datadir's filesystem instead: untorn-fscheck --measure DIR\n");
+		return 2;
 	}
 	if (mysql || defaults_file)
 		return mysql_main(argc - optind, defaults_file, mysql,
@@ -422,9 +479,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		ut_guard_verdict(shown[i], &caps, ps,
 				 init_block_size(shown[i], &caps, ps), &v[i + 1]);
-	if (as_json) {
+	safe = untorn ? copyless_safe(shown, v + 1, n) : v[0].safe;
+	if (as_json && !measure_s) {
 		report_json(&caps, ps, v, shown, n, probe_s ? &probe : NULL);
-	} else {
+	} else if (!as_json) {
 		facts_text(&caps);
 		if (probe_s)
 			probe_text(&probe, ps);
@@ -435,7 +493,7 @@ int main(int argc, char **argv)
 			verdict_text(who, &v[i + 1]);
 		}
 	}
-	if (untorn)
-		return copyless_safe(shown, v + 1, n) ? 0 : 1;
-	return v[0].safe ? 0 : 1;
+	if (measure_s)
+		return measure_after(argv[optind], measure_s, ps, untorn, as_json, safe);
+	return safe ? 0 : 1;
 }

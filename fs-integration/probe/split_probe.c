@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "beside.h"
 #include "split_probe.h"
 
 #define PROBE_FILE_BYTES (64ULL << 20) /* where the pages go, at random */
@@ -33,26 +34,8 @@
 static int find_script(char *out, size_t len)
 {
 	static const char *const rel[] = { "ebpf", "share/untorn/ebpf" };
-	char exe[PATH_MAX], *slash;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	size_t i;
 
-	if (n <= 0)
-		return -ENOENT;
-	exe[n] = '\0';
-	for (i = 0; i < 2; i++) {
-		slash = strrchr(exe, '/');
-		if (!slash)
-			return -ENOENT;
-		*slash = '\0';
-	}
-	for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		if (snprintf(out, len, "%s/%s/torn-split.bt", exe, rel[i]) >= (int)len)
-			continue;
-		if (!access(out, R_OK))
-			return 0;
-	}
-	return -ENOENT;
+	return ut_beside_exe(rel, 2, "torn-split.bt", out, len);
 }
 
 static int data_journalled(const struct ut_fscaps *c)

@@ -94,6 +94,7 @@ target_check_dev() {
 target_check_dir() {
 	local dir=$1 need=$2 avail
 	[ -d "$dir" ] || die "--target $dir: no such directory or block device"
+	[ -w "$dir" ] || die "--target $dir: not writable by this user; give a directory you may write to (or run as root)"
 	findmnt -no OPTIONS -T "$dir" | tr , '\n' | grep -qx ro &&
 		die "--target $dir: its filesystem is mounted read-only; give a directory on a writable one"
 	avail=$(df -B1 --output=avail "$dir" | tail -1 | tr -d ' ')

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * measure.h - untorn-fscheck --measure: what turning the doublewrite off
+ * buys on the filesystem being judged, measured there.
+ */
+#ifndef UNTORN_MEASURE_H
+#define UNTORN_MEASURE_H
+
+#include <stdint.h>
+
+struct ut_measure_args {
+	const char *path;
+	unsigned seconds; /* about how long the whole takes */
+	uint32_t page_size; /* the verdict's */
+	int untorn_engine; /* the status answers untorn's question */
+	int as_json;
+};
+
+/*
+ * Runs the measuring script (scripts/doublewrite-cost, installed as
+ * untorn-doublewrite-cost) on a->path and waits for it: doublewrite, none
+ * and the copyless guard safe there, in a directory of its own inside
+ * path; it prints the table and the sentence (or, with as_json, the one
+ * JSON object, the verdict in it).  Returns its exit status: 0 measured
+ * and safe, 1 measured and unsafe, 2 it failed and said why; -ENOENT or
+ * -ENOEXEC when it cannot be found or started, -EINTR when it was killed.
+ */
+int ut_measure(const struct ut_measure_args *a);
+
+#endif

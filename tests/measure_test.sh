@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# measure_test.sh - untorn-fscheck --measure, the sysadmin's one command
+# (root, loop devices): on ext4 data=ordered it measures doublewrite, none
+# and the sector guard its verdict finds safe there, in --json one object
+# with the verdict, the target's facts, fio's figures, each run and the
+# sentence, and the exit status the verdict's; the table and the sentence
+# print again from the kept results; the directory is left as it was; a
+# directory with too little space is refused naming what it needs; bad
+# values and combinations are one line and exit 2.
+set -u
+
+top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+fscheck=${UNTORN_FSCHECK:-$top/build/untorn-fscheck}
+scratch=$(mktemp -d "/var/tmp/untorn-measure-$$-XXXXXX")
+. "$(dirname "$0")/loopfs.sh"
+trap 'loopfs_cleanup; rm -rf "$scratch"' EXIT
+. "$(dirname "$0")/ktap.sh"
+ktap_plan 5
+[ "$(id -u)" -eq 0 ] || ktap_skip_rest measure "needs root for loop devices and mounts"
+losetup -f >/dev/null 2>&1 || ktap_skip_rest measure "no free loop device"
+
+dir_state() {
+	(cd "$1" && find . -printf '%p %s %m\n' | sort && digest .)
+}
+
+loopfs ord 2G "mkfs.ext4 -q" ""
+d=$scratch/ord
+mkdir -p "$d/db" && echo "the user's" >"$d/db/file"
+state=$(dir_state "$d")
+
+# 1: the shortest measurement, as JSON; the status answers untorn's question
+TMPDIR=$scratch "$fscheck" "$d" --measure=100 --engine untorn --json >"$scratch/m.json" 2>"$scratch/m.err"
+rc=$?
+sed 's/^/# stderr: /' "$scratch/m.err" | tail -5
+python3 - "$scratch/m.json" "$d" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+print("# %s" % m["sentence"])
+assert m["path"] == sys.argv[2]
+assert m["verdict"]["fstype"] == "ext4" and m["verdict"]["untorn_sector"]["safe"] is True
+assert [r["guard"] for r in m["runs"]] == ["doublewrite", "none", "sector"], m["runs"]
+assert all(r["tps"] > 0 for r in m["runs"])
+assert m["guard"] == "sector" and m["safe"] is True
+assert abs(m["none_over_doublewrite"] - m["runs"][1]["tps"] / m["runs"][0]["tps"]) < 0.01
+assert m["target"]["fstype"] == "ext4" and m["calibration"]["randwrite_16k_iops"] > 0
+assert m["seconds"] >= 10 and m["rows"] > 0
+assert m["sentence"].startswith("turning the doublewrite off here would buy")
+assert "for InnoDB/MariaDB it is UNSAFE because" in m["sentence"]
+assert "untorn's sector guard is SAFE here" in m["sentence"]
+PY
+[ $? -eq 0 ] && [ $rc -eq 0 ]
+ok $? "--measure=100 --json on ext4 data=ordered: doublewrite, none and sector measured, the verdict and facts in one object, exit $rc (sector safe)"
+[ "$state" = "$(dir_state "$d")" ] && ! ls "$scratch"/untorn-doublewrite-cost-* >/dev/null 2>&1
+ok $? "the directory as it was, and no temporary directory left"
+
+# 2: the sysadmin's view: the table and the sentence (printed again from
+# the JSON: the same run, not a second one)
+"$top/scripts/doublewrite-cost" --report-only "$scratch/m.json" >"$scratch/report" 2>&1
+rc=$?
+sed 's/^/# /' "$scratch/report"
+[ $rc -eq 0 ] && grep -q '^guard  *tps  */doublewrite  */none  *worst second$' "$scratch/report" &&
+	grep -q '^sector ' "$scratch/report" && grep -q '^turning the doublewrite off here' "$scratch/report" &&
+	grep -q 'target: /dev/loop' "$scratch/report"
+ok $? "the table and the sentence, printed again from the JSON with --report-only"
+
+# 3: too little space
+loopfs tiny 300M "mkfs.ext4 -q" ""
+state=$(dir_state "$scratch/tiny")
+"$fscheck" "$scratch/tiny" --measure >"$scratch/out" 2>"$scratch/err"
+rc=$?
+echo "# $(cat "$scratch/err")"
+[ $rc -eq 2 ] && [ "$(wc -l <"$scratch/err")" -eq 1 ] && grep -q "free, the measurement needs" "$scratch/err" &&
+	grep -q "^untorn --guard sector" "$scratch/out" && [ "$state" = "$(dir_state "$scratch/tiny")" ]
+ok $? "too little free space: the verdict, then one line naming what the measurement needs, exit 2, nothing left"
+
+# 4: bad values and combinations
+bad=0
+for args in "--measure=5" "--measure=x" "--measure --probe" "--measure --mysql"; do
+	# shellcheck disable=SC2086
+	"$fscheck" "$d" $args >"$scratch/out" 2>"$scratch/err"
+	rc=$?
+	echo "# $args: $(cat "$scratch/err")"
+	[ $rc -eq 2 ] && [ "$(wc -l <"$scratch/err")" -eq 1 ] && [ ! -s "$scratch/out" ] || bad=1
+done
+"$top/scripts/doublewrite-cost" "$d" --seconds 50 >/dev/null 2>"$scratch/err"
+[ $? -eq 2 ] && grep -q "at least 100" "$scratch/err" || bad=1
+[ $bad -eq 0 ]
+ok $? "--measure below 100 s or not a number, with --probe, with --mysql: one line, exit 2, nothing measured"
+
+ktap_finish
