@@ -6,7 +6,8 @@
 # bench write with the doublewrite guard, a cold scan per read-ahead
 # policy on each of the three layouts with the bound from fio's figures,
 # all in demo.json with what was skipped and why; it refuses a directory
-# it did not make.  (CI runs the full demo as root: make demo.)
+# it did not make.  (The root demo is `make demo`, run by hand: CI leaves
+# it out for time, and tests the bench-matrix runs it is made of.)
 set -u
 
 top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
