@@ -91,9 +91,13 @@ checked=$?
 if findmnt -no OPTIONS -T "$scratch" | grep -q data=journal; then
 	ok_skip "peer-mariadb --target DIR" "the test directory is on data=journal"
 else
+	"$top/scripts/peer-mariadb" --target "$scratch/tgt" --dry-run --out "$scratch/out-dry" >"$scratch/dry" 2>&1
+	dry=$?
 	[ $rc -eq 0 ] && [ $checked -eq 0 ] && grep -q "journal not run on $scratch/tgt: its filesystem is not ext4 data=journal" "$scratch/log-t" &&
+		[ $dry -eq 0 ] && grep -q "nothing is changed" "$scratch/dry" && grep -q "journal: not run" "$scratch/dry" &&
+		[ ! -e "$scratch/out-dry" ] &&
 		[ "$state" = "$(cd "$scratch/tgt" && find . -printf '%p %s %m\n' | sort)" ]
-	ok $? "--target DIR: dw and none measured there with its facts, journal not run (one line why), the directory as it was"
+	ok $? "--target DIR: dw and none measured there with its facts, journal not run (one line why; --dry-run says the same and makes nothing), the directory as it was"
 fi
 
 left=""
