@@ -6,14 +6,15 @@
 # exit 1, and every bad input (missing or foreign DIR, bad superblock
 # checksum, truncated data file, bad page size, data file and superblock
 # from different stores) exits 2 with a one-line message naming the cause
-# and the fix, and writes nothing.
+# and the fix, and writes nothing.  info reads the tree's shape from a
+# closed store, and says why not (changing nothing) for a crashed one.
 set -u
 
 UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-cli-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 22
+ktap_plan 24
 
 S=$scratch/store
 "$UNTORN" init "$S" --page-size 16k >/dev/null
@@ -130,6 +131,32 @@ one_line "untorn-jw-write --no-such" "unknown option '--no-such'" "$(dirname "$U
 [ -z "$bad" ] || echo "# $bad"
 [ -z "$bad" ]
 ok $? "a bad option is one line naming it, exit 2: every command, untorn-fscheck, untorn-jw-write"
+
+# the tree's shape: rows, levels, leaves and fragmentation, from the
+# data file of a closed store
+T=$scratch/tree
+"$UNTORN" init "$T" >/dev/null && "$UNTORN" load "$T" --rows 20000 >/dev/null
+"$UNTORN" info --json "$T" | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["tree"]
+assert t["read"] and t["rows"] == 20000 and t["height"] >= 2, t
+assert t["leaves"] > 100 and 0 <= t["fragmentation"] <= 1, t' &&
+	"$UNTORN" info "$T" | grep -q "^tree  *[0-9]* levels, 20000 rows in [0-9]* leaves; "
+ok $? "info: the tree's levels, rows, leaves and fragmentation, read from the data file"
+
+# a crashed store (the first page write dies, the rows only in the redo
+# log): not read, the reason and the fix given, nothing written
+C=$scratch/crashed
+"$UNTORN" init "$C" >/dev/null
+UNTORN_INJECT=torn-page-write:1 "$UNTORN" load "$C" --rows 20000 --pool 2M >/dev/null 2>&1
+before=$(digest "$C")
+"$UNTORN" info --json "$C" | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["tree"]
+assert not t["read"] and "untorn recover" in t["why"], t' &&
+	[ "$before" = "$(digest "$C")" ] && "$UNTORN" recover "$C" >/dev/null &&
+	"$UNTORN" info --json "$C" | python3 -c 'import json, sys; assert json.load(sys.stdin)["tree"]["read"]'
+ok $? "info on a crashed store: the tree not read, why and the fix (recover) said, the store unchanged; read after recover"
 
 expect_fail "unknown command" "unknown command" "$S" -- frobnicate "$S"
 expect_fail "check without DIR" "give exactly one DIR" "$S" -- check

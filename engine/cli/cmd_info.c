@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * cmd_info.c - `untorn info DIR`: superblock, checkpoint slots, geometry,
- * where the redo log and doublewrite file live, and the I/O path in use,
- * as text or JSON.
+ * where the redo log and doublewrite file live, the I/O path in use and
+ * the tree's shape (tree_census.c), as text or JSON.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -14,6 +14,7 @@
 #include "guard/guard.h"
 #include "log/redo.h"
 #include "store/placement.h"
+#include "tree_census.h"
 
 static const char *page_format(const struct ut_store *st)
 {
@@ -30,9 +31,12 @@ static const char info_help[] =
 	"Prints what the superblock records (format, page and block size, guard,\n"
 	"store id), both checkpoint slots, the data file's size, where the redo\n"
 	"log and the doublewrite file are (their own directories if given at\n"
-	"init), and the I/O path\n"
-	"(io_uring, or the pread/pwrite fallback and why).  Reads only, holding\n"
-	"the store's lock shared, as check does.\n"
+	"init), the I/O path (io_uring, or the pread/pwrite fallback and why),\n"
+	"and the tree's shape: its levels, rows and leaves, and how often a step\n"
+	"from one leaf to the next in key order jumps in the file (fragmentation,\n"
+	"what read-ahead has to undo), read from the data file when the redo log\n"
+	"holds nothing after the checkpoint.  Reads only, holding the store's\n"
+	"lock shared, as check does.\n"
 	"\n" CLI_WAIT_HELP;
 
 static void uuid_str(const uint8_t *u, char *buf)
@@ -77,7 +81,36 @@ static void info_text_writes(const struct ut_store *st)
 		printf("page writes  %s\n", note);
 }
 
-static void info_json(const struct ut_store *st, const char *uuid, const char *created)
+static void tree_json(struct json *j, const struct tree_census *c)
+{
+	json_obj_open(j, "tree");
+	json_bool(j, "read", c->known);
+	if (c->known) {
+		json_u64(j, "height", c->height);
+		json_u64(j, "rows", c->rows);
+		json_u64(j, "leaves", c->leaves);
+		json_f64(j, "fragmentation", c->fragmentation);
+		json_f64(j, "mean_jump_pages", c->mean_jump_pages);
+	} else {
+		json_str(j, "why", c->why);
+	}
+	json_obj_close(j);
+}
+
+static void tree_text(const struct tree_census *c)
+{
+	if (!c->known) {
+		printf("tree         not read: %s\n", c->why);
+		return;
+	}
+	printf("tree         %u level%s, %llu rows in %llu lea%s; %.1f %% of the steps from a leaf to the next jump (mean %.0f pages)\n",
+	       c->height, c->height == 1 ? "" : "s", (unsigned long long)c->rows,
+	       (unsigned long long)c->leaves, c->leaves == 1 ? "f" : "ves",
+	       100.0 * c->fragmentation, c->mean_jump_pages);
+}
+
+static void info_json(const struct ut_store *st, const char *uuid,
+		      const char *created, const struct tree_census *c)
 {
 	const struct ut_guard_ops *guard = ut_guard_ops(st->sb.guard);
 	char where[PATH_MAX], key[64], note[512];
@@ -125,6 +158,7 @@ static void info_json(const struct ut_store *st, const char *uuid, const char *c
 	json_str(&j, "fallback_reason", ut_ring_fallback_reason(st->ring));
 	json_obj_close(&j);
 	json_str(&j, "crc32c", ut_crc32c_impl());
+	tree_json(&j, c);
 	json_end(&j);
 }
 
@@ -144,7 +178,8 @@ static void info_text_files(const struct ut_store *st)
 	printf("%-12s %s\n", guard->file->label, where);
 }
 
-static void info_text(const struct ut_store *st, const char *uuid, const char *created)
+static void info_text(const struct ut_store *st, const char *uuid,
+		      const char *created, const struct tree_census *c)
 {
 	printf("store        %s\n", st->dir);
 	printf("data file    %s: %llu pages allocated, %u in use\n", st->data_path,
@@ -171,11 +206,13 @@ static void info_text(const struct ut_store *st, const char *uuid, const char *c
 		printf("I/O path     pread/pwrite (%s)\n",
 		       ut_ring_fallback_reason(st->ring));
 	printf("crc32c       %s\n", ut_crc32c_impl());
+	tree_text(c);
 }
 
 int cmd_info(int argc, char **argv)
 {
 	char uuid[33], created[32];
+	struct tree_census census;
 	struct ut_store *st;
 	struct ut_err err = { "" };
 	const char *dir;
@@ -189,10 +226,11 @@ int cmd_info(int argc, char **argv)
 		return cli_fail_err(&err, ret);
 	uuid_str(st->sb.uuid, uuid);
 	time_str(st->sb.created, created, sizeof(created));
+	tree_census_read(st, &census);
 	if (as_json)
-		info_json(st, uuid, created);
+		info_json(st, uuid, created, &census);
 	else
-		info_text(st, uuid, created);
+		info_text(st, uuid, created, &census);
 	ut_store_close(st);
 	return EXIT_OK;
 }

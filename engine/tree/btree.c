@@ -1058,9 +1058,38 @@ static int leaf_list_add(struct leaf_list *l, uint32_t page)
 	return 0;
 }
 
-/* Appends the leaves under internal page page_no, in key order. */
-static int collect_leaves(struct ut_tree *t, uint32_t page_no, unsigned depth,
-			  struct leaf_list *l)
+/* A walk of the tree through pages: the leaves in key order, and with
+ * count_rows every leaf read for its records. */
+struct leaf_walk {
+	const struct ut_tree_pages *pg;
+	struct leaf_list l;
+	int count_rows;
+	uint64_t rows;
+	unsigned height;
+};
+
+static int walk_leaf(struct leaf_walk *w, uint32_t page_no)
+{
+	struct ut_frame *f;
+	int ret = 0;
+
+	if (w->count_rows) {
+		ret = w->pg->get(w->pg->ctx, page_no, &f);
+		if (ret)
+			return ret;
+		if (f->meta.level)
+			ret = -EUCLEAN; /* a level-1 page's child is a leaf */
+		else
+			w->rows += n_recs(f);
+		w->pg->put(w->pg->ctx, f);
+		if (ret)
+			return ret;
+	}
+	return leaf_list_add(&w->l, page_no);
+}
+
+/* Appends the leaves under page page_no, in key order. */
+static int collect_leaves(struct leaf_walk *w, uint32_t page_no, unsigned depth)
 {
 	struct ut_frame *f;
 	uint32_t *children;
@@ -1069,43 +1098,74 @@ static int collect_leaves(struct ut_tree *t, uint32_t page_no, unsigned depth,
 
 	if (depth > MAX_HEIGHT)
 		return -EUCLEAN;
-	ret = ut_bpool_get(t->ctx.pool, page_no, UT_S, 0, &f);
+	ret = w->pg->get(w->pg->ctx, page_no, &f);
 	if (ret)
 		return ret;
 	level = f->meta.level;
 	n = n_recs(f);
+	if (!depth)
+		w->height = level + 1;
 	if (level == 0) {
-		ut_bpool_release(t->ctx.pool, f, UT_S);
-		return leaf_list_add(l, page_no);
+		w->pg->put(w->pg->ctx, f);
+		return walk_leaf(w, page_no);
 	}
 	children = malloc((n + 1) * sizeof(*children));
 	if (!children) {
-		ut_bpool_release(t->ctx.pool, f, UT_S);
+		w->pg->put(w->pg->ctx, f);
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++)
 		children[i] = child_at(f, i);
-	ut_bpool_release(t->ctx.pool, f, UT_S);
+	w->pg->put(w->pg->ctx, f);
 	for (i = 0; i < n && !ret; i++)
-		ret = level == 1 ? leaf_list_add(l, children[i]) :
-				   collect_leaves(t, children[i], depth + 1, l);
+		ret = level == 1 ? walk_leaf(w, children[i]) :
+				   collect_leaves(w, children[i], depth + 1);
 	free(children);
 	return ret;
 }
 
+static int pool_get(void *ctx, uint32_t page_no, struct ut_frame **f)
+{
+	return ut_bpool_get(ctx, page_no, UT_S, 0, f);
+}
+
+static void pool_put(void *ctx, struct ut_frame *f)
+{
+	ut_bpool_release(ctx, f, UT_S);
+}
+
 int ut_btree_leaf_list(struct ut_tree *t, uint32_t **leaves, size_t *n)
 {
-	struct leaf_list l = { 0 };
+	struct ut_tree_pages pg = { pool_get, pool_put, t->ctx.pool };
+	struct leaf_walk w = { .pg = &pg };
 	int ret;
 
 	ut_rwlock_rdlock(&t->latch);
-	ret = collect_leaves(t, t->root, 0, &l);
+	ret = collect_leaves(&w, t->root, 0);
 	ut_rwlock_unlock(&t->latch);
 	if (ret) {
-		free(l.pages);
+		free(w.l.pages);
 		return ret;
 	}
-	*leaves = l.pages;
-	*n = l.n;
+	*leaves = w.l.pages;
+	*n = w.l.n;
+	return 0;
+}
+
+int ut_btree_census(const struct ut_tree_pages *pg, uint32_t root,
+		    struct ut_tree_census *c)
+{
+	struct leaf_walk w = { .pg = pg, .count_rows = 1 };
+	int ret;
+
+	ret = collect_leaves(&w, root, 0);
+	if (ret) {
+		free(w.l.pages);
+		return ret;
+	}
+	c->height = w.height;
+	c->rows = w.rows;
+	c->leaves = w.l.pages;
+	c->n_leaves = w.l.n;
 	return 0;
 }

@@ -107,4 +107,28 @@ int ut_btree_scan_hooked(struct ut_tree *t, uint64_t from, ut_row_fn fn, void *u
 /* The leaf page numbers in key order, read from the level-1 pages. */
 int ut_btree_leaf_list(struct ut_tree *t, uint32_t **leaves, size_t *n);
 
+/*
+ * Pages for a walk of a tree outside an open engine (untorn info reads a
+ * store nobody writes): get gives page_no's frame (its meta and area
+ * filled), put gives it back; at most one is held at a time.
+ */
+struct ut_tree_pages {
+	int (*get)(void *ctx, uint32_t page_no, struct ut_frame **f);
+	void (*put)(void *ctx, struct ut_frame *f);
+	void *ctx;
+};
+
+/* What a walk of the whole tree finds. */
+struct ut_tree_census {
+	unsigned height; /* levels, the leaves' included */
+	uint64_t rows;
+	uint32_t *leaves; /* in key order (the caller frees) */
+	size_t n_leaves;
+};
+
+/* Walks the tree under root through pg, every leaf read for its rows.
+ * -EUCLEAN when a page is not what its parent says it is. */
+int ut_btree_census(const struct ut_tree_pages *pg, uint32_t root,
+		    struct ut_tree_census *c);
+
 #endif
