@@ -43,7 +43,8 @@ static void *log_writer_main(void *arg)
 
 /* ---- open / close --------------------------------------------------- */
 
-static int engine_files(struct ut_engine *eng, const char *dir, struct ut_err *err)
+static int engine_files(struct ut_engine *eng, const char *dir,
+			struct ut_err *err)
 {
 	char path[4200];
 	int ret;
@@ -72,7 +73,8 @@ static void engine_parts_init(struct ut_engine *eng)
 			     &eng->space, &eng->guard);
 	ut_flush_init(&eng->flush, &eng->pool, &eng->log, &eng->guard,
 		      &eng->ckpt, eng->opts.batch);
-	ut_flush_set_adaptive(&eng->flush, eng->opts.flushing == UT_FLUSHING_ADAPTIVE);
+	ut_flush_set_adaptive(&eng->flush,
+			      eng->opts.flushing == UT_FLUSHING_ADAPTIVE);
 	ut_flush_set_pacing(&eng->flush, !eng->opts.no_pacing);
 	if (!eng->opts.pace_age && !eng->opts.no_pacing)
 		ut_flush_set_forecast(&eng->flush, !eng->store->direct);
@@ -183,7 +185,8 @@ int ut_engine_close_stats(struct ut_engine *eng, struct ut_engine_stats *s,
 	if (!ret)
 		ret = ut_checkpoint(&eng->ckpt);
 	if (ret)
-		ut_err_set(err, ret, "%s: shutdown could not write every page (%s); the next open recovers from the redo log",
+		ut_err_set(err, ret,
+			   "%s: shutdown could not write every page (%s); the next open recovers from the redo log",
 			   eng->store->data_path, strerror(-ret));
 	/* after the last flush: what closing wrote counts too */
 	if (s)
@@ -202,7 +205,8 @@ uint32_t ut_engine_value_max(const struct ut_engine *eng)
 	return eng->geom.area_size / UT_VALUE_MAX_FRACTION;
 }
 
-int ut_get(struct ut_engine *eng, uint64_t key, void *buf, uint32_t cap, uint32_t *len)
+int ut_get(struct ut_engine *eng, uint64_t key, void *buf, uint32_t cap,
+	   uint32_t *len)
 {
 	return ut_btree_get(&eng->tree, key, buf, cap, len);
 }
@@ -236,8 +240,10 @@ void ut_engine_stats(struct ut_engine *eng, struct ut_engine_stats *s)
 	s->pool_hits = ps.hits;
 	s->pool_misses = ps.misses;
 	s->pool_free_waits = ps.free_waits;
-	ut_flush_get_log_waits(&eng->flush, &s->log_space_waits, &s->log_space_wait_ns);
-	ut_flush_get_log_pacing(&eng->flush, &s->log_pace_waits, &s->log_pace_ns);
+	ut_flush_get_log_waits(&eng->flush, &s->log_space_waits,
+			       &s->log_space_wait_ns);
+	ut_flush_get_log_pacing(&eng->flush, &s->log_pace_waits,
+				&s->log_pace_ns);
 	s->checkpoint_age = ut_redo_age(&eng->log);
 	s->log_capacity = eng->log.capacity;
 }

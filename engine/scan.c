@@ -142,7 +142,8 @@ static int logical_hook(struct scan_ra *ra, uint32_t next)
 		head = ramp_leaves(ra, b);
 		ra->ready_start = ra->pos;
 		ra->ready_end = ra->pos + head < n ? ra->pos + head : n;
-		submit_sorted(ra, ra->leaves + ra->pos, ra->ready_end - ra->pos);
+		submit_sorted(ra, ra->leaves + ra->pos,
+			      ra->ready_end - ra->pos);
 		ut_prefetch_finish(&ra->eng->pool, &ra->pf);
 		if (ra->ready_end < n && ra->ready_end < ra->pos + b) {
 			queue_window(ra, ra->pos + b < n ? ra->pos + b : n);
@@ -151,7 +152,8 @@ static int logical_hook(struct scan_ra *ra, uint32_t next)
 	}
 	if (!ra->queued && ra->ready_end < n &&
 	    (ra->early ||
-	     ra->pos >= ra->ready_start + (ra->ready_end - ra->ready_start) / 2)) {
+	     ra->pos >=
+		     ra->ready_start + (ra->ready_end - ra->ready_start) / 2)) {
 		if (ra->o->sleep_ms)
 			pause_ms(ra->o->sleep_ms);
 		queue_window(ra, ra->ready_end + b < n ? ra->ready_end + b : n);
@@ -207,7 +209,8 @@ unsigned ut_scan_window_max(const struct ut_engine *eng)
 }
 
 /* The window opts ask for, within the pool. */
-static unsigned scan_batch(const struct ut_engine *eng, const struct ut_scan_opts *o)
+static unsigned scan_batch(const struct ut_engine *eng,
+			   const struct ut_scan_opts *o)
 {
 	unsigned b = o->window_pages ? o->window_pages : o->batch;
 	unsigned most = ut_scan_window_max(eng);
@@ -219,7 +222,8 @@ static unsigned scan_batch(const struct ut_engine *eng, const struct ut_scan_opt
 	return b ? b : 1;
 }
 
-unsigned ut_scan_window(const struct ut_engine *eng, const struct ut_scan_opts *o)
+unsigned ut_scan_window(const struct ut_engine *eng,
+			const struct ut_scan_opts *o)
 {
 	return scan_batch(eng, o);
 }
@@ -243,13 +247,15 @@ static int hole_pages(const struct scan_ra *ra, unsigned *pages)
 	ret = ut_leaf_sweeps(ra->leaves, ra->n_leaves, ra->o->batch,
 			     ra->o->gap_pages, &sw);
 	if (!ret)
-		*pages = sw.window_holes_max < most ? (unsigned)sw.window_holes_max :
-						      (unsigned)most;
+		*pages = sw.window_holes_max < most ?
+				 (unsigned)sw.window_holes_max :
+				 (unsigned)most;
 	return ret;
 }
 
-int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void *user,
-		      const struct ut_scan_opts *o, struct ut_scan_stats *st)
+int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
+		      void *user, const struct ut_scan_opts *o,
+		      struct ut_scan_stats *st)
 {
 	struct ut_scan_opts opts = *o;
 	struct scan_ra ra = { .eng = eng, .o = &opts };
@@ -279,7 +285,9 @@ int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void 
 		ret = hole_pages(&ra, &holes);
 	if (!ret)
 		ret = ut_prefetch_init(&ra.pf,
-				       opts.batch > LINEAR_EXTENT ? opts.batch : LINEAR_EXTENT,
+				       opts.batch > LINEAR_EXTENT ?
+					       opts.batch :
+					       LINEAR_EXTENT,
 				       holes, eng->geom.page_size);
 	if (ret) {
 		free(ra.leaves);
@@ -289,8 +297,11 @@ int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void 
 	if (!ra.sorted)
 		ret = -ENOMEM;
 	if (!ret)
-		ret = ut_btree_scan_hooked(&eng->tree, from, fn, user, UT_GET_SCAN,
-					   opts.readahead == UT_RA_NONE ? NULL : &hooks);
+		ret = ut_btree_scan_hooked(&eng->tree, from, fn, user,
+					   UT_GET_SCAN,
+					   opts.readahead == UT_RA_NONE ?
+						   NULL :
+						   &hooks);
 	ut_prefetch_finish(&eng->pool, &ra.pf);
 	st->seconds = (ut_now_ns() - t0) / 1e9;
 	ut_bpool_get_stats(&eng->pool, &ps);
@@ -298,7 +309,8 @@ int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void 
 	st->page_size = eng->geom.page_size;
 	st->batch = opts.batch;
 	/* what the device read: pages kept, and holes read through */
-	st->bytes_read = (st->pages_read + ra.pf.hole_pages_total) * eng->geom.page_size;
+	st->bytes_read =
+		(st->pages_read + ra.pf.hole_pages_total) * eng->geom.page_size;
 	st->submits = rs->submits - sub0;
 	/* synchronous reads are one SQE each; merged read-ahead is counted
 	 * per merged request */

@@ -29,7 +29,8 @@ int ut_scan_fit_device(const struct ut_engine *eng,
 	/* the bound's rule: a hole is read through when its transfer costs
 	 * less than a positioning */
 	gap = ut_read_through_max(&cost);
-	o->gap_pages = gap < UT_SCAN_MERGE_MAX ? (unsigned)gap : UT_SCAN_MERGE_MAX;
+	o->gap_pages = gap < UT_SCAN_MERGE_MAX ? (unsigned)gap :
+						 UT_SCAN_MERGE_MAX;
 	o->merge_pages = UT_SCAN_MERGE_MAX;
 	return 0;
 }
@@ -76,12 +77,14 @@ int ut_engine_drop_caches(struct ut_engine *eng, double *resident)
 	ret = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	if (ret)
 		return -ret;
-	*resident = file_resident(fd, eng->store->file_pages * eng->geom.page_size);
+	*resident =
+		file_resident(fd, eng->store->file_pages * eng->geom.page_size);
 	return 0;
 }
 
 int ut_engine_scan_bound(struct ut_engine *eng, unsigned window_pages,
-			 const struct ut_scan_device *d, struct ut_scan_bound *b)
+			 const struct ut_scan_device *d,
+			 struct ut_scan_bound *b)
 {
 	struct ut_read_cost cost;
 	struct ut_leaf_bound lb;

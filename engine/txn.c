@@ -37,7 +37,8 @@ struct txn_set {
 static int row_error(struct ut_engine *eng, int ret, struct ut_err *err)
 {
 	if (ret == -ENOSPC || ret == -EDQUOT)
-		return ut_err_set(err, ret, "%s: no space left to grow the data file; free space on the filesystem, then retry (committed rows are safe)",
+		return ut_err_set(err, ret,
+				  "%s: no space left to grow the data file; free space on the filesystem, then retry (committed rows are safe)",
 				  eng->store->data_path);
 	return ut_err_set(err, ret, "%s: write failed: %s",
 			  eng->store->data_path, strerror(-ret));
@@ -78,7 +79,8 @@ static int value_check(struct ut_engine *eng, uint32_t len, struct ut_err *err)
 /* A delete of a key that is not there: -ENOENT, said. */
 static int key_missing(uint64_t key, struct ut_err *err)
 {
-	return ut_err_set(err, -ENOENT, "key %llu not found", (unsigned long long)key);
+	return ut_err_set(err, -ENOENT, "key %llu not found",
+			  (unsigned long long)key);
 }
 
 /* ---- the write set --------------------------------------------------- */
@@ -106,7 +108,8 @@ static void set_index(struct txn_set *s, unsigned idx)
 {
 	uint32_t i, mask = s->n_slots - 1;
 
-	for (i = key_hash(s->w[idx].key) & mask; s->slots[i]; i = (i + 1) & mask)
+	for (i = key_hash(s->w[idx].key) & mask; s->slots[i];
+	     i = (i + 1) & mask)
 		;
 	s->slots[i] = idx + 1;
 }
@@ -212,7 +215,8 @@ static int set_write(struct ut_txn *t, uint64_t key, const void *val,
 	ut_btree_op_bound(&t->eng->tree, len, !val, &bytes, &recs);
 	w = set_find(s, key);
 	if (w)
-		ut_btree_op_bound(&t->eng->tree, w->len, w->del, &old_bytes, &old_recs);
+		ut_btree_op_bound(&t->eng->tree, w->len, w->del, &old_bytes,
+				  &old_recs);
 	ret = set_limits(t, s->n + !w, s->redo - old_bytes + bytes,
 			 s->recs - old_recs + recs, err);
 	if (ret)
@@ -220,7 +224,8 @@ static int set_write(struct ut_txn *t, uint64_t key, const void *val,
 	/* everything that can fail before anything changes */
 	if (!w && set_grow(s))
 		goto out_no_memory;
-	if (w && len && len <= w->len && s->arena) /* where the one it replaces was */
+	if (w && len && len <= w->len &&
+	    s->arena) /* where the one it replaces was */
 		off = w->off;
 	else if (len && arena_take(s, len, &off))
 		goto out_no_memory;
@@ -238,7 +243,8 @@ static int set_write(struct ut_txn *t, uint64_t key, const void *val,
 	s->recs += recs - old_recs;
 	return 0;
 out_no_memory:
-	return ut_err_set(err, -ENOMEM, "out of memory for a transaction's writes");
+	return ut_err_set(err, -ENOMEM,
+			  "out of memory for a transaction's writes");
 }
 
 /* ---- transactions ---------------------------------------------------- */
@@ -270,7 +276,8 @@ int ut_txn_delete(struct ut_txn *t, uint64_t key, struct ut_err *err)
 	uint32_t len;
 	int ret = 0;
 
-	if (w ? w->del : ut_btree_get(&t->eng->tree, key, &probe, 0, &len) == -ENOENT)
+	if (w ? w->del :
+		ut_btree_get(&t->eng->tree, key, &probe, 0, &len) == -ENOENT)
 		return key_missing(key, err);
 	ret = set_write(t, key, NULL, 0, err);
 	if (!ret)
@@ -278,7 +285,8 @@ int ut_txn_delete(struct ut_txn *t, uint64_t key, struct ut_err *err)
 	return ret;
 }
 
-int ut_txn_get(struct ut_txn *t, uint64_t key, void *buf, uint32_t cap, uint32_t *len)
+int ut_txn_get(struct ut_txn *t, uint64_t key, void *buf, uint32_t cap,
+	       uint32_t *len)
 {
 	const struct txn_write *w = t->ws ? set_find(t->ws, key) : NULL;
 	const struct txn_set *s = t->ws;
@@ -307,7 +315,8 @@ static int op_cmp(const void *a, const void *b)
 
 /* Applies the write set: one write as ut_put()/ut_delete() do, several
  * in key order as one mini-transaction. */
-static int set_apply(struct ut_engine *eng, const struct txn_set *s, uint64_t *lsn)
+static int set_apply(struct ut_engine *eng, const struct txn_set *s,
+		     uint64_t *lsn)
 {
 	struct ut_tree_op *ops;
 	unsigned i;

@@ -61,7 +61,8 @@ static const char help[] =
 	"innodb_doublewrite may be OFF, 1 when it must stay ON, 2 error.\n";
 
 /* --probe's and --measure's SECONDS: none is dflt; from min to max */
-static int parse_seconds(const char *s, unsigned dflt, long min, long max, unsigned *out)
+static int parse_seconds(const char *s, unsigned dflt, long min, long max,
+			 unsigned *out)
 {
 	char *end;
 	long v;
@@ -100,7 +101,8 @@ static void json_str(const char *key, const char *val, int comma)
 
 static const char *data_mode_name(const struct ut_fscaps *c)
 {
-	static const char *const names[] = { "n/a", "ordered", "journal", "writeback" };
+	static const char *const names[] = { "n/a", "ordered", "journal",
+					     "writeback" };
 
 	return c->no_journal ? "none (no journal)" : names[c->data_mode];
 }
@@ -141,13 +143,16 @@ static void facts_text(const struct ut_fscaps *c)
 	printf("filesystem      %s on %s, mounted at %s\n", c->mnt.fstype,
 	       c->mnt.source, c->mnt.mount_point);
 	printf("mount options   %s %s\n", c->mnt.mount_opts, c->mnt.super_opts);
-	printf("data mode       %s; commit %s; barriers %s\n", data_mode_name(c),
-	       c->commit_s < 0 ? "default" : "set", c->barrier ? "on" : "OFF");
+	printf("data mode       %s; commit %s; barriers %s\n",
+	       data_mode_name(c), c->commit_s < 0 ? "default" : "set",
+	       c->barrier ? "on" : "OFF");
 	printf("block size      %u\n", c->fs_block);
 	if (!strcmp(c->mnt.fstype, "ext4") && c->data_mode != UT_DATA_JOURNAL)
 		printf("chattr +j       %s; delayed allocation %s\n",
-		       c->journal_flag ? "set (per-file data journaling)" : "not set",
-		       c->delalloc ? "on (+j has no effect)" : "off (nodelalloc)");
+		       c->journal_flag ? "set (per-file data journaling)" :
+					 "not set",
+		       c->delalloc ? "on (+j has no effect)" :
+				     "off (nodelalloc)");
 	if (!strcmp(c->mnt.fstype, "btrfs"))
 		cow_text(c);
 	stack_text(c);
@@ -155,17 +160,21 @@ static void facts_text(const struct ut_fscaps *c)
 	       c->dio_offset_align ? "yes" : "no or unknown", c->dio_mem_align,
 	       c->dio_offset_align);
 	printf("atomic writes   %u..%u bytes (statx), device %llu..%llu max %llu\n",
-	       c->atomic_min, c->atomic_max, (unsigned long long)c->dev_atomic_unit_min,
+	       c->atomic_min, c->atomic_max,
+	       (unsigned long long)c->dev_atomic_unit_min,
 	       (unsigned long long)c->dev_atomic_unit_max,
 	       (unsigned long long)c->dev_atomic_max);
-	printf("device          %s, %s\n", c->dev_name[0] ? c->dev_name : "none",
+	printf("device          %s, %s\n",
+	       c->dev_name[0] ? c->dev_name : "none",
 	       c->rotational < 0 ? "rotational unknown" :
 	       c->rotational	 ? "rotational" :
 				   "non-rotational");
 	if (c->jbd2_max_txn_blocks)
 		printf("jbd2 journal    transactions of up to %u blocks (%u MiB)\n",
 		       c->jbd2_max_txn_blocks,
-		       (unsigned)((uint64_t)c->jbd2_max_txn_blocks * c->fs_block >> 20));
+		       (unsigned)((uint64_t)c->jbd2_max_txn_blocks *
+					  c->fs_block >>
+				  20));
 	printf("untorn_jw       %s\n",
 	       c->jw_module ?
 		       "loaded: only a program that writes through /dev/untorn_jw (untorn's journal guard) gets whole-page transactions; InnoDB/MariaDB do not, and their verdict does not change" :
@@ -191,7 +200,8 @@ static void probe_json(const struct ut_split_probe *pr)
 {
 	printf("  \"probe\": {\"measured\": %s, \"pages\": %lu, \"split\": %lu, ",
 	       pr->measured ? "true" : "false", pr->pages, pr->split);
-	printf("\"seconds\": %u, \"sync_every\": %u, ", pr->seconds, pr->sync_every);
+	printf("\"seconds\": %u, \"sync_every\": %u, ", pr->seconds,
+	       pr->sync_every);
 	json_str("why", pr->why, 0);
 	printf("  },\n");
 }
@@ -209,8 +219,9 @@ static void probe_text(const struct ut_split_probe *pr, uint32_t ps)
 }
 
 static void report_json(const struct ut_fscaps *c, uint32_t ps,
-			const struct ut_verdict *v, const struct ut_guard_ops **shown,
-			unsigned n, const struct ut_split_probe *pr)
+			const struct ut_verdict *v,
+			const struct ut_guard_ops **shown, unsigned n,
+			const struct ut_split_probe *pr)
 {
 	char layers[512], key[64];
 	unsigned i;
@@ -224,7 +235,8 @@ static void report_json(const struct ut_fscaps *c, uint32_t ps,
 	json_str("data_mode", c->no_journal ? "none" : data_mode_name(c), 1);
 	printf("  \"commit_s\": %d,\n  \"barrier\": %s,\n", c->commit_s,
 	       c->barrier ? "true" : "false");
-	printf("  \"block_size\": %u,\n  \"page_size\": %u,\n", c->fs_block, ps);
+	printf("  \"block_size\": %u,\n  \"page_size\": %u,\n", c->fs_block,
+	       ps);
 	printf("  \"dio_mem_align\": %u,\n  \"dio_offset_align\": %u,\n",
 	       c->dio_mem_align, c->dio_offset_align);
 	printf("  \"atomic_write_unit_min\": %u,\n  \"atomic_write_unit_max\": %u,\n",
@@ -234,7 +246,8 @@ static void report_json(const struct ut_fscaps *c, uint32_t ps,
 	json_str("device", c->dev_name, 1);
 	printf("  \"rotational\": %d,\n  \"jbd2_max_transaction_blocks\": %u,\n",
 	       c->rotational, c->jbd2_max_txn_blocks);
-	printf("  \"untorn_jw_loaded\": %s,\n", c->jw_module ? "true" : "false");
+	printf("  \"untorn_jw_loaded\": %s,\n",
+	       c->jw_module ? "true" : "false");
 	ut_block_stack_describe(&c->stack, layers, sizeof(layers));
 	printf("  \"stack_atomic_unit\": %u,\n", c->stack.unit);
 	json_str("stack_layers", layers, 1);
@@ -244,10 +257,12 @@ static void report_json(const struct ut_fscaps *c, uint32_t ps,
 	       c->nocow_files);
 	printf("  \"nocow_dirs\": %u,\n  \"files_seen\": %u,\n  \"dirs_seen\": %u,\n",
 	       c->nocow_dirs, c->files_seen, c->dirs_seen);
-	printf("  \"nocow_scan_complete\": %s,\n", c->scan_incomplete ? "false" : "true");
+	printf("  \"nocow_scan_complete\": %s,\n",
+	       c->scan_incomplete ? "false" : "true");
 	json_str("nocow_first", c->nocow_first, 1);
 	printf("  \"journal_data_flag\": %s,\n  \"delalloc\": %s,\n",
-	       c->journal_flag ? "true" : "false", c->delalloc ? "true" : "false");
+	       c->journal_flag ? "true" : "false",
+	       c->delalloc ? "true" : "false");
 	if (pr)
 		probe_json(pr);
 	verdict_json("innodb_doublewrite_off", &v[0], n > 0);
@@ -325,11 +340,13 @@ static int measure_after(const char *path, unsigned seconds, uint32_t ps,
 		printf("\n");
 	ret = ut_measure(&a);
 	if (ret == -ENOENT) {
-		fprintf(stderr, "untorn-fscheck: --measure: the measuring script (scripts/doublewrite-cost, installed as share/untorn/scripts/doublewrite-cost) is not beside this program; run make install, or the untorn-fscheck of a built checkout\n");
+		fprintf(stderr,
+			"untorn-fscheck: --measure: the measuring script (scripts/doublewrite-cost, installed as share/untorn/scripts/doublewrite-cost) is not beside this program; run make install, or the untorn-fscheck of a built checkout\n");
 		return 2;
 	}
 	if (ret < 0) {
-		fprintf(stderr, "untorn-fscheck: --measure: the measurement %s\n",
+		fprintf(stderr,
+			"untorn-fscheck: --measure: the measurement %s\n",
 			ret == -EINTR ? "was killed" : "could not be started");
 		return 2;
 	}
@@ -343,11 +360,13 @@ static int mysql_main(int paths, const char *defaults_file, int mysql,
 		      int other_opts, int as_json)
 {
 	if (!mysql) {
-		fprintf(stderr, "untorn-fscheck: --defaults-file goes with --mysql; add --mysql\n");
+		fprintf(stderr,
+			"untorn-fscheck: --defaults-file goes with --mysql; add --mysql\n");
 		return 2;
 	}
 	if (paths || other_opts) {
-		fprintf(stderr, "untorn-fscheck: --mysql takes its directories and page size from the server; drop PATH, --page-size, --engine and --probe\n");
+		fprintf(stderr,
+			"untorn-fscheck: --mysql takes its directories and page size from the server; drop PATH, --page-size, --engine and --probe\n");
 		return 2;
 	}
 	return ut_mysql_check(defaults_file, as_json);
@@ -385,15 +404,18 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'p':
 			if (parse_page_size(optarg, &ps)) {
-				fprintf(stderr, "untorn-fscheck: page size '%s' is not a power of two from 4k to 64k; use e.g. --page-size 16k\n",
+				fprintf(stderr,
+					"untorn-fscheck: page size '%s' is not a power of two from 4k to 64k; use e.g. --page-size 16k\n",
 					optarg);
 				return 2;
 			}
 			page_given = 1;
 			break;
 		case 'e':
-			if (strcmp(optarg, "innodb") && strcmp(optarg, "untorn")) {
-				fprintf(stderr, "untorn-fscheck: unknown engine '%s'; use --engine innodb or --engine untorn\n",
+			if (strcmp(optarg, "innodb") &&
+			    strcmp(optarg, "untorn")) {
+				fprintf(stderr,
+					"untorn-fscheck: unknown engine '%s'; use --engine innodb or --engine untorn\n",
 					optarg);
 				return 2;
 			}
@@ -411,14 +433,17 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			if (parse_seconds(optarg, 10, 1, 3600, &probe_s)) {
-				fprintf(stderr, "untorn-fscheck: --probe=%s: give whole seconds from 1 to 3600, e.g. --probe=10\n",
+				fprintf(stderr,
+					"untorn-fscheck: --probe=%s: give whole seconds from 1 to 3600, e.g. --probe=10\n",
 					optarg);
 				return 2;
 			}
 			break;
 		case 'M':
-			if (parse_seconds(optarg, 180, 100, 86400, &measure_s)) {
-				fprintf(stderr, "untorn-fscheck: --measure=%s: give whole seconds from 100 to 86400, e.g. --measure=180\n",
+			if (parse_seconds(optarg, 180, 100, 86400,
+					  &measure_s)) {
+				fprintf(stderr,
+					"untorn-fscheck: --measure=%s: give whole seconds from 100 to 86400, e.g. --measure=180\n",
 					optarg);
 				return 2;
 			}
@@ -431,41 +456,49 @@ int main(int argc, char **argv)
 			return 0;
 		default:
 			ut_getopt_error(argv, what, sizeof(what));
-			fprintf(stderr, "untorn-fscheck: %s; try 'untorn-fscheck --help'\n",
+			fprintf(stderr,
+				"untorn-fscheck: %s; try 'untorn-fscheck --help'\n",
 				what);
 			return 2;
 		}
 	}
 	if (measure_s && probe_s) {
-		fprintf(stderr, "untorn-fscheck: --measure and --probe each write for a while; give one, then the other\n");
+		fprintf(stderr,
+			"untorn-fscheck: --measure and --probe each write for a while; give one, then the other\n");
 		return 2;
 	}
 	if (measure_s && (mysql || defaults_file)) {
-		fprintf(stderr, "untorn-fscheck: --measure with --mysql: nothing may be written among the server's files; give a scratch directory on the datadir's filesystem instead: untorn-fscheck --measure DIR\n");
+		fprintf(stderr,
+			"untorn-fscheck: --measure with --mysql: nothing may be written among the server's files; give a scratch directory on the datadir's filesystem instead: untorn-fscheck --measure DIR\n");
 		return 2;
 	}
 	if (mysql || defaults_file)
 		return mysql_main(argc - optind, defaults_file, mysql,
-				  page_given || engine_given || probe_s, as_json);
+				  page_given || engine_given || probe_s,
+				  as_json);
 	if (optind != argc - 1) {
-		fprintf(stderr, "untorn-fscheck: give exactly one PATH; try 'untorn-fscheck --help'\n");
+		fprintf(stderr,
+			"untorn-fscheck: give exactly one PATH; try 'untorn-fscheck --help'\n");
 		return 2;
 	}
 	ret = ut_fscaps_probe(argv[optind], &caps);
 	if (ret) {
-		fprintf(stderr, "untorn-fscheck: %s: %s; give an existing directory, e.g. the database's datadir\n",
+		fprintf(stderr,
+			"untorn-fscheck: %s: %s; give an existing directory, e.g. the database's datadir\n",
 			argv[optind], strerror(-ret));
 		return 2;
 	}
 	if (!caps.durable) {
-		fprintf(stderr, "untorn-fscheck: %s: on %s, which keeps no crash-safe copy on a block device; check the directory where the data really lives (a local ext4 or XFS mount)\n",
+		fprintf(stderr,
+			"untorn-fscheck: %s: on %s, which keeps no crash-safe copy on a block device; check the directory where the data really lives (a local ext4 or XFS mount)\n",
 			argv[optind], caps.mnt.fstype);
 		return 2;
 	}
 	if (probe_s) {
 		ret = ut_split_probe(&caps, ps, probe_s, &probe);
 		if (ret) {
-			fprintf(stderr, "untorn-fscheck: --probe: cannot write pages in %s: %s; give a directory this user can write to\n",
+			fprintf(stderr,
+				"untorn-fscheck: --probe: cannot write pages in %s: %s; give a directory this user can write to\n",
 				argv[optind], strerror(-ret));
 			return 2;
 		}
@@ -478,7 +511,8 @@ int main(int argc, char **argv)
 	n = guards_shown(shown);
 	for (i = 0; i < n; i++)
 		ut_guard_verdict(shown[i], &caps, ps,
-				 init_block_size(shown[i], &caps, ps), &v[i + 1]);
+				 init_block_size(shown[i], &caps, ps),
+				 &v[i + 1]);
 	safe = untorn ? copyless_safe(shown, v + 1, n) : v[0].safe;
 	if (as_json && !measure_s) {
 		report_json(&caps, ps, v, shown, n, probe_s ? &probe : NULL);
@@ -489,11 +523,13 @@ int main(int argc, char **argv)
 		printf("\ndoublewrite buffer off, %u-byte pages:\n", ps);
 		verdict_text("InnoDB (one LSN per page)", &v[0]);
 		for (i = 0; i < n; i++) {
-			snprintf(who, sizeof(who), "untorn --guard %s", shown[i]->name);
+			snprintf(who, sizeof(who), "untorn --guard %s",
+				 shown[i]->name);
 			verdict_text(who, &v[i + 1]);
 		}
 	}
 	if (measure_s)
-		return measure_after(argv[optind], measure_s, ps, untorn, as_json, safe);
+		return measure_after(argv[optind], measure_s, ps, untorn,
+				     as_json, safe);
 	return safe ? 0 : 1;
 }

@@ -148,7 +148,8 @@ static struct hdd_req *queued_before(const struct hdd_req *r)
 	struct hdd_req *q;
 	unsigned seen = 0;
 
-	for (q = hdd.queue; q && seen < (unsigned)hdd.ncq; q = q->next, seen++) {
+	for (q = hdd.queue; q && seen < (unsigned)hdd.ncq;
+	     q = q->next, seen++) {
 		if (!q->len)
 			break; /* nothing passes a flush */
 		if (q->off + q->len == r->off)
@@ -166,7 +167,8 @@ static struct hdd_req *queue_pick(uint64_t at_ns)
 
 	if (!best || at_ns - best->arrival_ns > AGING_NS || best->len == 0)
 		return best; /* starving, or a flush: in order */
-	for (r = hdd.queue; r && seen < (unsigned)hdd.ncq; r = r->next, seen++) {
+	for (r = hdd.queue; r && seen < (unsigned)hdd.ncq;
+	     r = r->next, seen++) {
 		if (!r->len)
 			break; /* nothing passes a flush */
 		ns = position_ns(r->off, at_ns);
@@ -253,7 +255,8 @@ static void occupy(uint64_t off, uint64_t len)
 	pthread_mutex_unlock(&hdd.queue_lock);
 	until.tv_sec = (start + cost) / 1000000000ull;
 	until.tv_nsec = (start + cost) % 1000000000ull;
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) ==
+	       EINTR)
 		;
 	pthread_mutex_lock(&hdd.queue_lock);
 	hdd.head_busy = 0;
@@ -262,7 +265,8 @@ static void occupy(uint64_t off, uint64_t len)
 	pthread_cond_destroy(&r.chosen_cond);
 }
 
-static int hdd_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
+static int hdd_getattr(const char *path, struct stat *st,
+		       struct fuse_file_info *fi)
 {
 	(void)fi;
 	memset(st, 0, sizeof(*st));
@@ -281,8 +285,9 @@ static int hdd_getattr(const char *path, struct stat *st, struct fuse_file_info 
 	return 0;
 }
 
-static int hdd_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t off,
-		       struct fuse_file_info *fi, enum fuse_readdir_flags flags)
+static int hdd_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
+		       off_t off, struct fuse_file_info *fi,
+		       enum fuse_readdir_flags flags)
 {
 	(void)off;
 	(void)fi;
@@ -354,8 +359,10 @@ static void *hdd_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 static void hdd_destroy(void *data)
 {
 	(void)data;
-	fprintf(stderr, "untorn-hdd: %llu requests, %llu streamed, %llu reordered, head busy %.1f s\n",
-		(unsigned long long)hdd.requests, (unsigned long long)hdd.streamed,
+	fprintf(stderr,
+		"untorn-hdd: %llu requests, %llu streamed, %llu reordered, head busy %.1f s\n",
+		(unsigned long long)hdd.requests,
+		(unsigned long long)hdd.streamed,
 		(unsigned long long)hdd.reordered, hdd.busy_ns / 1e9);
 	if (hdd.trace)
 		fclose(hdd.trace);
@@ -380,13 +387,16 @@ static int parse_model(int *argc, char **argv)
 		double *v = NULL;
 
 		if (!strcmp(argv[i], "--trace")) {
-			if (i + 1 >= *argc || !(hdd.trace = fopen(argv[i + 1], "we"))) {
-				fprintf(stderr, "untorn-hdd: --trace needs a file it can write\n");
+			if (i + 1 >= *argc ||
+			    !(hdd.trace = fopen(argv[i + 1], "we"))) {
+				fprintf(stderr,
+					"untorn-hdd: --trace needs a file it can write\n");
 				return -1;
 			}
 			fprintf(hdd.trace,
 				"# arrival_us start_us offset length positioned cost_us\n");
-			hdd.trace_t0 = now_ns(); /* before any request arrives */
+			hdd.trace_t0 =
+				now_ns(); /* before any request arrives */
 			i++;
 			continue;
 		}
@@ -409,7 +419,8 @@ static int parse_model(int *argc, char **argv)
 		if (i + 1 >= *argc || (*v = atof(argv[i + 1])) < 0 ||
 		    (v == &hdd.rpm && *v < 1) || (v == &hdd.mbps && *v <= 0) ||
 		    (v == &hdd.ncq && (*v < 1 || *v > 256))) {
-			fprintf(stderr, "untorn-hdd: %s needs a positive number\n",
+			fprintf(stderr,
+				"untorn-hdd: %s needs a positive number\n",
 				argv[i]);
 			return -1;
 		}
@@ -455,12 +466,14 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (parse_model(&argc, argv) || argc < 3) {
-		fprintf(stderr, "usage: untorn-hdd BACKING_FILE MOUNTPOINT [--seek-min MS] [--seek-max MS] [--rpm N] [--mbps N] [--flush-ms MS] [--ncq N] [--trace FILE] [-f]; see --help\n");
+		fprintf(stderr,
+			"usage: untorn-hdd BACKING_FILE MOUNTPOINT [--seek-min MS] [--seek-max MS] [--rpm N] [--mbps N] [--flush-ms MS] [--ncq N] [--trace FILE] [-f]; see --help\n");
 		return 2;
 	}
 	hdd.fd = open(argv[1], O_RDWR | O_CLOEXEC);
 	if (hdd.fd < 0 || fstat(hdd.fd, &st)) {
-		fprintf(stderr, "untorn-hdd: %s: %s; give an existing backing file\n",
+		fprintf(stderr,
+			"untorn-hdd: %s: %s; give an existing backing file\n",
 			argv[1], strerror(errno));
 		return 2;
 	}
@@ -470,7 +483,8 @@ int main(int argc, char **argv)
 	fargv[fargc++] = "-o";
 	/* max_threads: one FUSE thread per queued request, as deep as the
 	 * command queue the model reorders */
-	fargv[fargc++] = "allow_other,default_permissions,fsname=untorn-hdd,max_read=1048576,max_threads=64";
+	fargv[fargc++] =
+		"allow_other,default_permissions,fsname=untorn-hdd,max_read=1048576,max_threads=64";
 	for (i = 3; i < argc && fargc < 15; i++)
 		fargv[fargc++] = argv[i];
 	fargv[fargc] = NULL;

@@ -93,14 +93,17 @@ static int parse_args(int argc, char **argv, struct jw_args *a)
 			a->syncer = 1;
 			break;
 		case 'c':
-			if (ut_parse_size(optarg, 1u << 30, &a->count) || !a->count)
-				return fprintf(stderr, "untorn-jw-write: --count takes a number 1 or more, not '%s'\n",
+			if (ut_parse_size(optarg, 1u << 30, &a->count) ||
+			    !a->count)
+				return fprintf(stderr,
+					       "untorn-jw-write: --count takes a number 1 or more, not '%s'\n",
 					       optarg),
 				       -EINVAL;
 			break;
 		case 'f':
 			if (ut_parse_size(optarg, 255, &v))
-				return fprintf(stderr, "untorn-jw-write: --fill takes a byte 0-255, not '%s'\n",
+				return fprintf(stderr,
+					       "untorn-jw-write: --fill takes a byte 0-255, not '%s'\n",
 					       optarg),
 				       -EINVAL;
 			a->fill = (int)v;
@@ -113,7 +116,8 @@ static int parse_args(int argc, char **argv, struct jw_args *a)
 			exit(0);
 		default:
 			ut_getopt_error(argv, what, sizeof(what));
-			fprintf(stderr, "untorn-jw-write: %s; try 'untorn-jw-write --help'\n",
+			fprintf(stderr,
+				"untorn-jw-write: %s; try 'untorn-jw-write --help'\n",
 				what);
 			return -EINVAL;
 		}
@@ -121,18 +125,21 @@ static int parse_args(int argc, char **argv, struct jw_args *a)
 	if (a->info)
 		return optind == argc ? 0 : -EINVAL;
 	if (argc - optind != 3) {
-		fprintf(stderr, "untorn-jw-write: give FILE OFFSET LENGTH; try --help\n");
+		fprintf(stderr,
+			"untorn-jw-write: give FILE OFFSET LENGTH; try --help\n");
 		return -EINVAL;
 	}
 	a->path = argv[optind];
 	if (ut_parse_size(argv[optind + 1], INT64_MAX, &a->off) ||
 	    ut_parse_size(argv[optind + 2], 65536, &a->len)) {
-		fprintf(stderr, "untorn-jw-write: OFFSET and LENGTH are byte counts (suffixes k, M; LENGTH at most 64k), not '%s' '%s'\n",
+		fprintf(stderr,
+			"untorn-jw-write: OFFSET and LENGTH are byte counts (suffixes k, M; LENGTH at most 64k), not '%s' '%s'\n",
 			argv[optind + 1], argv[optind + 2]);
 		return -EINVAL;
 	}
 	if (a->len == 0) {
-		fprintf(stderr, "untorn-jw-write: LENGTH 0 writes nothing; write 1 byte to 64 KiB\n");
+		fprintf(stderr,
+			"untorn-jw-write: LENGTH 0 writes nothing; write 1 byte to 64 KiB\n");
 		return -EINVAL;
 	}
 	return 0;
@@ -213,8 +220,9 @@ static void report(const struct jw_args *a, const struct ut_jw_status *first,
 	const char *how = a->plain ? "pwrite" : "untorn_jw";
 
 	if (a->json) {
-		printf("{\"file\": \"%s\", \"offset\": %" PRIu64 ", \"bytes\": %" PRIu64
-		       ", \"count\": %" PRIu64 ", \"via\": \"%s\"",
+		printf("{\"file\": \"%s\", \"offset\": %" PRIu64
+		       ", \"bytes\": %" PRIu64 ", \"count\": %" PRIu64
+		       ", \"via\": \"%s\"",
 		       a->path, a->off, a->len, a->count, how);
 		if (!a->plain)
 			printf(", \"tid\": %u, \"last_tid\": %u, \"credits\": %u",
@@ -251,13 +259,15 @@ static int do_write(int jw_fd, const struct jw_args *a)
 	fd = open(a->path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		fprintf(stderr, "untorn-jw-write: %s: %s\n", a->path, strerror(errno));
+		fprintf(stderr, "untorn-jw-write: %s: %s\n", a->path,
+			strerror(errno));
 		goto out_free_buf;
 	}
 	sy.fd = fd;
 	atomic_init(&sy.stop, 0);
 	if (a->syncer && pthread_create(&sy.thread, NULL, syncer_run, &sy)) {
-		fprintf(stderr, "untorn-jw-write: cannot start the syncer thread\n");
+		fprintf(stderr,
+			"untorn-jw-write: cannot start the syncer thread\n");
 		ret = -EAGAIN;
 		goto out_close;
 	}

@@ -90,7 +90,8 @@ static int slave(const char *holder, const char *name)
 	snprintf(rel, sizeof(rel), "block/%s/slaves/.keep", holder);
 	if (put(rel, "\n"))
 		return -1;
-	snprintf(link, sizeof(link), "%s/block/%s/slaves/%s", sys, holder, name);
+	snprintf(link, sizeof(link), "%s/block/%s/slaves/%s", sys, holder,
+		 name);
 	snprintf(target, sizeof(target), "../../%s", name);
 	return symlink(target, link);
 }
@@ -151,10 +152,13 @@ int main(void)
 
 	ok = !dev("sda", 8, 0, 512) && !part("sda", "sda1", 8, 1) &&
 	     !dev("nvme0n1", 259, 0, 4096) && !dev("sdb", 8, 16, 4096);
-	ktap_ok(ok && unit_of(8, 0, &s512) == 512 && unit_of(8, 1, &st) == 512 &&
-			!strcmp(st.layer[0].name, "sda") && unit_of(8, 16, &st) == 4096,
+	ktap_ok(ok && unit_of(8, 0, &s512) == 512 &&
+			unit_of(8, 1, &st) == 512 &&
+			!strcmp(st.layer[0].name, "sda") &&
+			unit_of(8, 16, &st) == 4096,
 		"a disk writes its logical block whole (512 and 4096), a partition its disk's");
-	ktap_ok(unit_of(259, 0, &st) == 4096 && strstr(st.layer[0].what, "NVMe"),
+	ktap_ok(unit_of(259, 0, &st) == 4096 &&
+			strstr(st.layer[0].what, "NVMe"),
 		"an NVMe namespace: one 4096-byte logical block");
 
 	ok = !dev("md0", 9, 0, 512) && !put("block/md0/md/level", "raid1\n") &&
@@ -169,12 +173,16 @@ int main(void)
 	     strstr(st.unknown, "md1: raid5 without a journal or PPL");
 	ok = ok && !put("block/md1/md/consistency_policy", "ppl\n") &&
 	     unit_of(9, 1, &st) == 4096;
-	ktap_ok(ok, "md RAID 5: unknown (the write hole) without a journal or PPL, 4096 with PPL");
+	ktap_ok(ok,
+		"md RAID 5: unknown (the write hole) without a journal or PPL, 4096 with PPL");
 
 	ok = !dev("zram0", 252, 0, 4096) && unit_of(252, 0, &unknown_st) == 0 &&
-	     strstr(unknown_st.unknown, "zram0: a block device untorn does not know") &&
-	     unit_of(1, 99, &st) == 0 && strstr(st.unknown, "1:99: not in sysfs");
-	ktap_ok(ok, "a device untorn does not know, and one not in sysfs: unknown, named");
+	     strstr(unknown_st.unknown,
+		    "zram0: a block device untorn does not know") &&
+	     unit_of(1, 99, &st) == 0 &&
+	     strstr(st.unknown, "1:99: not in sysfs");
+	ktap_ok(ok,
+		"a device untorn does not know, and one not in sysfs: unknown, named");
 
 	/*
 	 * loop0 (4096) over a real file: the fake mount table gives the
@@ -202,18 +210,23 @@ int main(void)
 		     major(sb.st_dev), minor(sb.st_dev), root) > 0 &&
 	     !fclose(f);
 	ktap_ok(ok && unit_of(7, 0, &st) == 0 &&
-			strstr(st.unknown, "tmpfs: the backing file of loop0 is on tmpfs"),
+			strstr(st.unknown,
+			       "tmpfs: the backing file of loop0 is on tmpfs"),
 		"a loop device over a file on tmpfs: unknown, tmpfs named");
 
-	ok = sector_says(&s512, "ext4", UT_DATA_ORDERED, 512, 1, "each 512-byte block") &&
+	ok = sector_says(&s512, "ext4", UT_DATA_ORDERED, 512, 1,
+			 "each 512-byte block") &&
 	     sector_says(&s512, "ext4", UT_DATA_ORDERED, 4096, 0,
 			 "can tear inside itself") &&
 	     sector_says(&unknown_st, "xfs", UT_DATA_NA, 512, 0, "zram0") &&
 	     sector_says(&s512, "ext4", UT_DATA_JOURNAL, 512, 0, "buffered") &&
-	     sector_says(&unknown_st, "btrfs", UT_DATA_NA, 4096, 1, "copy-on-write") &&
-	     sector_says(&s512, "f2fs", UT_DATA_NA, 512, 0, "cannot tell how f2fs") &&
+	     sector_says(&unknown_st, "btrfs", UT_DATA_NA, 4096, 1,
+			 "copy-on-write") &&
+	     sector_says(&s512, "f2fs", UT_DATA_NA, 512, 0,
+			 "cannot tell how f2fs") &&
 	     sector_says(&s512, "ext4", UT_DATA_ORDERED, 16384, 0, "spans two");
-	ktap_ok(ok, "the sector guard: safe for blocks within the unit, refused (with the reason) above it, on an unknown stack, on data=journal, on an unknown filesystem, for blocks larger than the filesystem's; btrfs copy-on-write safe");
+	ktap_ok(ok,
+		"the sector guard: safe for blocks within the unit, refused (with the reason) above it, on an unknown stack, on data=journal, on an unknown filesystem, for blocks larger than the filesystem's; btrfs copy-on-write safe");
 
 	snprintf(file, sizeof(file), "rm -rf '%s'", root);
 	if (system(file))

@@ -58,7 +58,8 @@ static int run(const char *out, char *const argv[])
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		fd = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		fd = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC,
+			  0644);
 		dup2(fd, 1);
 		dup2(fd, 2);
 		execv(untorn, argv);
@@ -91,9 +92,10 @@ static int bench_and_kill(unsigned after, char *txn_writes, struct acks *acks,
 		dup2(null, 1);
 		dup2(null, 2);
 		dup2(pipefd[1], 3);
-		execv(untorn, UNTORN("bench", "write", dir, "--threads", "4", "--seconds",
-				     "600", "--commit", "sync", "--pool", "2M",
-				     "--ack-fd", "3", "--txn-writes", txn_writes));
+		execv(untorn, UNTORN("bench", "write", dir, "--threads", "4",
+				     "--seconds", "600", "--commit", "sync",
+				     "--pool", "2M", "--ack-fd", "3",
+				     "--txn-writes", txn_writes));
 		_exit(127);
 	}
 	close(pipefd[1]);
@@ -195,7 +197,8 @@ static int kill9_trials(unsigned trials)
 		/* verify follows the links between a transaction's rows:
 		 * exit 1 on one applied in half */
 		rc_half = run(NULL, UNTORN("verify", dir));
-		if (rc_rec || rc_check || rc_half || verify(&acks, &missing, &rows)) {
+		if (rc_rec || rc_check || rc_half ||
+		    verify(&acks, &missing, &rows)) {
 			ktap_diag("trial %u (killed after %u acks): recover %d, check %d, verify %d, %llu acknowledged commits missing",
 				  t, acked, rc_rec, rc_check, rc_half,
 				  (unsigned long long)missing);
@@ -232,8 +235,9 @@ static int torn_page_restored(unsigned k)
 		fclose(f);
 	ok = rc_put == 137 && rc_check == 1 && rc_rec == 0 && rc_clean == 0 &&
 	     strstr(buf, "from the doublewrite buffer");
-	ktap_diag("k=%u: put died %d, check %d, recover %d, check after %d: %.*s", k,
-		  rc_put, rc_check, rc_rec, rc_clean, (int)strcspn(buf, "\n"), buf);
+	ktap_diag("k=%u: put died %d, check %d, recover %d, check after %d: %.*s",
+		  k, rc_put, rc_check, rc_rec, rc_clean,
+		  (int)strcspn(buf, "\n"), buf);
 	return ok && run(out, UNTORN("get", dir, "7")) == 0;
 }
 
@@ -320,7 +324,8 @@ static int damaged_tail(enum tail_damage how, const char *want)
 	} else if (how == TAIL_ZEROED) {
 		memset(blk, 0, sizeof(blk));
 	} else {
-		used = used > 8 ? used - 8 : 1; /* the last group loses its end */
+		used = used > 8 ? used - 8 :
+				  1; /* the last group loses its end */
 		memcpy(blk + 8, &used, 2);
 		crc = ut_crc32c(0, blk, 508);
 		memcpy(blk + 508, &crc, 4);
@@ -454,7 +459,8 @@ static int root_raise_redone(unsigned nkeys, uint32_t vlen, int all_acked)
 	}
 	ut_engine_close(eng, &err);
 	ktap_diag("%u keys put, %u acknowledged before the cut (child exit %d), %u lost after recovery",
-		  nkeys, acked, WIFEXITED(status) ? WEXITSTATUS(status) : -1, lost);
+		  nkeys, acked, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+		  lost);
 	return acked > 0 && (acked == nkeys || !all_acked) && lost == 0;
 }
 
@@ -465,7 +471,8 @@ static int read_region(const char *data, unsigned char *region,
 {
 	int slot_err[2];
 
-	if (file_pread(data, region, UT_SB_REGION, 0) || ut_sb_decode(region, sb))
+	if (file_pread(data, region, UT_SB_REGION, 0) ||
+	    ut_sb_decode(region, sb))
 		return -1;
 	return ut_ckpt_pick(region, sb->uuid, ck, slot_err);
 }
@@ -687,7 +694,8 @@ static int cut_log_write_restart(void)
 		txn_rows += !ut_get(eng, key, got, sizeof(got), &len);
 	ktap_diag("after the cut: recovery stopped at \"%s\"; %u of 20 acknowledged rows lost, %u of the cut transaction's 16 rows there",
 		  rep1.stop_reason, lost, txn_rows);
-	if (ut_engine_close(eng, &err) || ut_engine_open(sdir, &o, &eng, &rep2, &err)) {
+	if (ut_engine_close(eng, &err) ||
+	    ut_engine_open(sdir, &o, &eng, &rep2, &err)) {
 		ktap_diag("the next open: %s", err.msg);
 		return 0;
 	}
@@ -724,14 +732,16 @@ int main(void)
 		trials);
 	for (k = 1; k < 4; k++)
 		ok &= torn_page_restored(k);
-	ktap_ok(ok, "a page write torn after k=1..3 blocks, then death: check sees it, recovery restores it from the doublewrite buffer");
+	ktap_ok(ok,
+		"a page write torn after k=1..3 blocks, then death: check sees it, recovery restores it from the doublewrite buffer");
 	ktap_ok(damaged_tail(TAIL_TORN, "incomplete group"),
 		"torn redo tail: recovery stops at the last complete group and says so");
 	ktap_ok(damaged_tail(TAIL_GARBAGE, "block checksum mismatch"),
 		"garbage in the redo log's last block: recover refuses naming it; --accept-log-loss recovers a consistent store, which recovers clean again");
 	ktap_ok(damaged_tail(TAIL_ZEROED, "all-zero block"),
 		"the redo log's last block zeroed: recover refuses naming it (the log has no zeros); --accept-log-loss recovers a consistent store, which recovers clean again");
-	ktap_ok(root_raise_redone(200, 100, 1) && root_raise_redone(3000, 480, 0),
+	ktap_ok(root_raise_redone(200, 100, 1) &&
+			root_raise_redone(3000, 480, 0),
 		"the root splits (to level 1, then 2) and the power goes before any page write: recovery redoes the new level, every acknowledged row is there");
 	ktap_ok(damaged_slot_after_restart(),
 		"the newest checkpoint slot damaged after a restart that left a gap in the log: recovery from the other slot keeps every acknowledged row");

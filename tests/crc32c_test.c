@@ -99,7 +99,8 @@ int main(void)
 	ktap_ok(check_vectors("table", ut_crc32c_table, v, 5),
 		"table CRC32C matches the RFC 3720 vectors");
 	if (!ut_crc32c_hw_available()) {
-		ktap_skip_case("sse4.2 CRC32C matches the vectors", "CPU has no SSE4.2");
+		ktap_skip_case("sse4.2 CRC32C matches the vectors",
+			       "CPU has no SSE4.2");
 		ktap_skip_case("sse4.2 and table agree", "CPU has no SSE4.2");
 	} else {
 		ktap_ok(check_vectors("sse4.2", ut_crc32c_hw, v, 5),

@@ -49,8 +49,9 @@ static int model_matches(struct ut_engine *eng)
 		ret = ut_get(eng, k, val, sizeof(val), &len);
 		if (!model_len[k] != (ret == -ENOENT))
 			return 0;
-		if (!ret && (len != model_len[k] ||
-			     row_check(val, len, k, &ver) || ver != model_ver[k]))
+		if (!ret &&
+		    (len != model_len[k] || row_check(val, len, k, &ver) ||
+		     ver != model_ver[k]))
 			return 0;
 	}
 	return 1;
@@ -175,7 +176,8 @@ static int threads_ok(struct ut_engine *eng)
 		w[i].eng = eng;
 		w[i].id = i;
 		w[i].n = 5000;
-		pthread_create(&th[i], NULL, i < 4 ? writer_main : reader_main, &w[i]);
+		pthread_create(&th[i], NULL, i < 4 ? writer_main : reader_main,
+			       &w[i]);
 	}
 	for (i = 0; i < 5; i++) {
 		pthread_join(th[i], NULL);
@@ -204,7 +206,8 @@ static int edges(void)
 	max = ut_engine_value_max(eng);
 	for (i = 0; i < 5; i++) {
 		row_value(val, i % 2 ? ROW_VALUE_MIN : max, keys[i], 3, 0);
-		ok &= !ut_put(eng, keys[i], val, i % 2 ? ROW_VALUE_MIN : max, &err);
+		ok &= !ut_put(eng, keys[i], val, i % 2 ? ROW_VALUE_MIN : max,
+			      &err);
 	}
 	ok &= ut_put(eng, 5, val, max + 1, &err) == -E2BIG;
 	ut_engine_close(eng, &err);
@@ -274,7 +277,8 @@ static atomic_int enospc_armed, enospc_left;
 
 static int enospc_after(int fd, int mode, off_t off, off_t len)
 {
-	if (!atomic_load(&enospc_armed) || atomic_fetch_sub(&enospc_left, 1) > 0)
+	if (!atomic_load(&enospc_armed) ||
+	    atomic_fetch_sub(&enospc_left, 1) > 0)
 		return fallocate(fd, mode, off, len) ? -errno : 0;
 	return -ENOSPC;
 }
@@ -342,10 +346,12 @@ int main(void)
 		"after reopening, the store matches the model");
 	ktap_ok(eng && random_ops(eng, 20000) && model_matches(eng),
 		"20000 more operations after the restart");
-	ktap_ok(eng && threads_ok(eng), "four writer threads and a reader at once");
+	ktap_ok(eng && threads_ok(eng),
+		"four writer threads and a reader at once");
 	if (eng)
 		ut_engine_close(eng, &err);
-	ktap_ok(edges(), "keys 0, 2^63 and 2^64-1, values of 24 bytes and of the 1/8-page limit; over the limit refused");
+	ktap_ok(edges(),
+		"keys 0, 2^63 and 2^64-1, values of 24 bytes and of the 1/8-page limit; over the limit refused");
 	ktap_ok(enospc_load(),
 		"ENOSPC growing the data file: clear error, committed rows survive, store reopens");
 	ktap_ok(txn_commit(),

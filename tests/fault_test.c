@@ -43,7 +43,8 @@ static int init_store(struct ut_err *err)
 static void count_bad(const struct ut_check_bad *bad, void *user)
 {
 	(void)user;
-	if (bad->page_no == 1 && !strcmp(bad->kind, "torn") && torn_seen_block < 0)
+	if (bad->page_no == 1 && !strcmp(bad->kind, "torn") &&
+	    torn_seen_block < 0)
 		torn_seen_block = bad->block;
 }
 
@@ -129,7 +130,8 @@ static int torn_write_reported(int k)
 	ok = ok && !check_store(&s) && s.bad_pages == 1 && torn_seen_block == k;
 	if (!ok)
 		ktap_diag("k=%d: ret %d done %u bad %llu torn at %d", k, ret,
-			  io.done, (unsigned long long)s.bad_pages, torn_seen_block);
+			  io.done, (unsigned long long)s.bad_pages,
+			  torn_seen_block);
 	return ok;
 }
 
@@ -236,17 +238,21 @@ static void run_mode(int fallback)
 	else
 		unsetenv("UNTORN_NO_URING");
 	ktap_ok(short_writes_finished(),
-		"%s: every write cut in half is finished; store checks clean", mode);
+		"%s: every write cut in half is finished; store checks clean",
+		mode);
 	for (k = 1; k < PS / BS; k++)
 		ok &= torn_write_reported(k);
-	ktap_ok(ok, "%s: page write torn after k blocks (k=1..3) fails with EIO; check reports torn at block k",
+	ktap_ok(ok,
+		"%s: page write torn after k blocks (k=1..3) fails with EIO; check reports torn at block k",
 		mode);
 	ktap_ok(read_eio_reported(),
 		"%s: EIO on read makes check fail with the pages named", mode);
 	ktap_ok(init_fails_clean(1),
-		"%s: ENOSPC on fallocate: init fails, says so, leaves nothing", mode);
+		"%s: ENOSPC on fallocate: init fails, says so, leaves nothing",
+		mode);
 	ktap_ok(init_fails_clean(0),
-		"%s: EIO on fdatasync: init fails, says so, leaves nothing", mode);
+		"%s: EIO on fdatasync: init fails, says so, leaves nothing",
+		mode);
 	ktap_ok(eintr_retried(fallback), "%s: EINTR is retried", mode);
 }
 

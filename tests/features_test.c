@@ -113,20 +113,23 @@ out:
 	io_uring_queue_exit(&ring);
 }
 
-static void feature_setup_flags(unsigned flags, const char *name, const char *since)
+static void feature_setup_flags(unsigned flags, const char *name,
+				const char *since)
 {
 	struct io_uring_params p = { .flags = flags };
 	struct io_uring ring;
 	int ret = io_uring_queue_init_params(8, &ring, &p);
 
 	if (ret == -EINVAL) {
-		ktap_skip_case(name, "EINVAL: this kernel does not know it (%s); the ring retries without",
+		ktap_skip_case(name,
+			       "EINVAL: this kernel does not know it (%s); the ring retries without",
 			       since);
 		return;
 	}
 	if (!ret)
 		io_uring_queue_exit(&ring);
-	ktap_ok(!ret, "%s%s%s", name, ret ? ": " : "", ret ? strerror(-ret) : "");
+	ktap_ok(!ret, "%s%s%s", name, ret ? ": " : "",
+		ret ? strerror(-ret) : "");
 }
 
 static void feature_register_files(int fd)
@@ -138,7 +141,8 @@ static void feature_register_files(int fd)
 		return;
 	ret = io_uring_register_files(&ring, &fd, 1);
 	if (ret == -EINVAL || ret == -EOPNOTSUPP)
-		ktap_skip_case("io_uring registered files", "%s", strerror(-ret));
+		ktap_skip_case("io_uring registered files", "%s",
+			       strerror(-ret));
 	else
 		ktap_ok(!ret, "io_uring registered files%s%s", ret ? ": " : "",
 			ret ? strerror(-ret) : "");
@@ -155,9 +159,11 @@ static int io_wq_workers(void)
 	FILE *f;
 
 	while (d && (de = readdir(d))) {
-		snprintf(path, sizeof(path), "/proc/self/task/%.20s/comm", de->d_name);
+		snprintf(path, sizeof(path), "/proc/self/task/%.20s/comm",
+			 de->d_name);
 		f = fopen(path, "r");
-		if (f && fgets(name, sizeof(name), f) && !strncmp(name, "iou-wrk", 7))
+		if (f && fgets(name, sizeof(name), f) &&
+		    !strncmp(name, "iou-wrk", 7))
 			n++;
 		if (f)
 			fclose(f);
@@ -190,13 +196,15 @@ static void feature_buffered_async(int fd)
 	workers = workers > io_wq_workers() ? workers : io_wq_workers();
 	io_uring_queue_exit(&ring);
 	if (bad || i != 64)
-		ktap_ok(0, "io_uring buffered writes: %d of 64 failed", bad + 64 - i);
+		ktap_ok(0, "io_uring buffered writes: %d of 64 failed",
+			bad + 64 - i);
 	else if (workers)
 		ktap_skip_case("io_uring buffered writes without io-wq",
 			       "punted to %d io-wq worker thread(s): this filesystem or kernel has no async buffered writes",
 			       workers);
 	else
-		ktap_ok(1, "io_uring buffered writes without io-wq (async buffered writes)");
+		ktap_ok(1,
+			"io_uring buffered writes without io-wq (async buffered writes)");
 }
 
 static void feature_statx(const char *dir)
@@ -205,11 +213,13 @@ static void feature_statx(const char *dir)
 
 	if (ut_fscaps_probe(dir, &caps)) {
 		ktap_skip_case("statx DIOALIGN", "cannot probe %s", dir);
-		ktap_skip_case("statx atomic write units", "cannot probe %s", dir);
+		ktap_skip_case("statx atomic write units", "cannot probe %s",
+			       dir);
 		return;
 	}
 	if (caps.dio_offset_align)
-		ktap_ok(1, "statx DIOALIGN: O_DIRECT offsets aligned to %u on %s",
+		ktap_ok(1,
+			"statx DIOALIGN: O_DIRECT offsets aligned to %u on %s",
 			caps.dio_offset_align, dir);
 	else
 		ktap_skip_case("statx DIOALIGN",
@@ -247,7 +257,8 @@ static void feature_rwf_atomic(void)
 			       "pwritev2(RWF_ATOMIC) of 4 KiB: %s (no atomic writes here)",
 			       strerror(errno));
 	else
-		ktap_ok(n == 4096, "RWF_ATOMIC write of 4 KiB with O_DIRECT (%zd)", n);
+		ktap_ok(n == 4096,
+			"RWF_ATOMIC write of 4 KiB with O_DIRECT (%zd)", n);
 	free(buf);
 	close(fd);
 }
@@ -262,7 +273,8 @@ static unsigned long long bdev_atomic_limit(int fd, const char *leaf)
 
 	if (fstat(fd, &sb) || !S_ISBLK(sb.st_mode))
 		return 0;
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/atomic_write_%s_bytes",
+	snprintf(path, sizeof(path),
+		 "/sys/dev/block/%u:%u/queue/atomic_write_%s_bytes",
 		 major(sb.st_rdev), minor(sb.st_rdev), leaf);
 	f = fopen(path, "r");
 	if (!f)
@@ -323,8 +335,9 @@ static void feature_bdev_atomic(void)
 	iov.iov_base = buf;
 	iov.iov_len = unit;
 	n = pwritev2(fd, &iov, 1, end - 65536, RWF_ATOMIC);
-	ktap_ok(n == (ssize_t)iov.iov_len, "RWF_ATOMIC on a block device: %zu bytes: %s",
-		iov.iov_len, n < 0 ? strerror(errno) : "written");
+	ktap_ok(n == (ssize_t)iov.iov_len,
+		"RWF_ATOMIC on a block device: %zu bytes: %s", iov.iov_len,
+		n < 0 ? strerror(errno) : "written");
 	free(buf);
 	close(fd);
 }
@@ -361,7 +374,8 @@ static void feature_dj_odirect(const char *dir)
 	iov.iov_base = buf;
 	iov.iov_len = 16384;
 	n = pwritev2(fd, &iov, 1, 0, 0);
-	ktap_ok(n == 16384, "O_DIRECT on ext4 data=journal: a 16 KiB write %s, served %s",
+	ktap_ok(n == 16384,
+		"O_DIRECT on ext4 data=journal: a 16 KiB write %s, served %s",
 		n == 16384 ? "accepted" : "failed",
 		caps.dio_offset_align ?
 			"direct (statx reports DIO alignment)" :
@@ -391,11 +405,13 @@ static int tracefs_mount(void)
 static void tracefs_unmount(int mounted)
 {
 	if (mounted && umount("/sys/kernel/tracing"))
-		ktap_diag("cannot unmount /sys/kernel/tracing: %s", strerror(errno));
+		ktap_diag("cannot unmount /sys/kernel/tracing: %s",
+			  strerror(errno));
 }
 
 /* a tracepoint under tracefs, or the reason it cannot be looked at */
-static void feature_tracepoint(const char *name, const char *alt, const char *note)
+static void feature_tracepoint(const char *name, const char *alt,
+			       const char *note)
 {
 	static const char *roots[] = { "/sys/kernel/tracing/events",
 				       "/sys/kernel/debug/tracing/events" };
@@ -412,8 +428,10 @@ static void feature_tracepoint(const char *name, const char *alt, const char *no
 			ktap_ok(1, "%s", label);
 			return;
 		}
-		if (!strncmp(name, "jbd2/", 5) && access("/sys/module/jbd2", F_OK)) {
-			ktap_skip_case(label, "jbd2 is not loaded: no ext3/ext4 mounted yet (modprobe jbd2, or mount one)");
+		if (!strncmp(name, "jbd2/", 5) &&
+		    access("/sys/module/jbd2", F_OK)) {
+			ktap_skip_case(label,
+				       "jbd2 is not loaded: no ext3/ext4 mounted yet (modprobe jbd2, or mount one)");
 			return;
 		}
 		snprintf(path, sizeof(path), "%s/%s", roots[r], alt);
@@ -422,7 +440,8 @@ static void feature_tracepoint(const char *name, const char *alt, const char *no
 			       access(path, F_OK) ? "" : alt, note);
 		return;
 	}
-	ktap_skip_case(label, "tracefs not mounted or not readable (root: mount -t tracefs nodev /sys/kernel/tracing)");
+	ktap_skip_case(label,
+		       "tracefs not mounted or not readable (root: mount -t tracefs nodev /sys/kernel/tracing)");
 }
 
 int main(void)
@@ -442,11 +461,13 @@ int main(void)
 			ktap_skip_case("io_uring feature", "no io_uring here");
 	} else {
 		feature_opcodes(fd);
-		feature_setup_flags(IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+		feature_setup_flags(IORING_SETUP_SINGLE_ISSUER |
+					    IORING_SETUP_DEFER_TASKRUN,
 				    "IORING_SETUP_SINGLE_ISSUER|DEFER_TASKRUN",
 				    "Linux >= 6.1");
 		feature_setup_flags(IORING_SETUP_COOP_TASKRUN,
-				    "IORING_SETUP_COOP_TASKRUN", "Linux >= 5.19");
+				    "IORING_SETUP_COOP_TASKRUN",
+				    "Linux >= 5.19");
 		feature_register_files(fd);
 		feature_buffered_async(fd);
 	}
@@ -457,12 +478,14 @@ int main(void)
 	traced = tracefs_mount();
 	feature_tracepoint("block/block_io_start", "block/block_getrq",
 			   "Linux >= 6.5; ebpf/old/io-latency.bt uses block_getrq");
-	feature_tracepoint("io_uring/io_uring_submit_req", "io_uring/io_uring_submit_sqe",
+	feature_tracepoint("io_uring/io_uring_submit_req",
+			   "io_uring/io_uring_submit_sqe",
 			   "Linux >= 6.4; ebpf/old/uring.bt uses submit_sqe");
 	feature_tracepoint("jbd2/jbd2_run_stats", "jbd2/jbd2_start_commit",
 			   "jbd2-commit.bt; CONFIG_JBD2");
 	feature_tracepoint("io_uring/io_uring_queue_async_work",
-			   "io_uring/io_uring_create", "uring.bt's io-wq punts");
+			   "io_uring/io_uring_create",
+			   "uring.bt's io-wq punts");
 	tracefs_unmount(traced);
 	close(fd);
 	return ktap_finish();

@@ -56,7 +56,8 @@ static int is_data_file(int fd)
 {
 	struct stat st;
 
-	return !fstat(fd, &st) && st.st_dev == data_dev && st.st_ino == data_ino;
+	return !fstat(fd, &st) && st.st_dev == data_dev &&
+	       st.st_ino == data_ino;
 }
 
 /* HOOK_HOLD: data-file writes wait while held (hook_mutex held) */
@@ -119,7 +120,8 @@ static int put_all(struct ut_engine *eng, uint64_t ver)
 	for (k = 0; k < NKEYS; k++) {
 		row_value(val, VLEN, k, ver, 0);
 		if (ut_put(eng, k, val, VLEN, &err)) {
-			ktap_diag("put %llu: %s", (unsigned long long)k, err.msg);
+			ktap_diag("put %llu: %s", (unsigned long long)k,
+				  err.msg);
 			return 0;
 		}
 	}
@@ -136,7 +138,8 @@ static int all_at(struct ut_engine *eng, uint64_t want)
 		if (ut_get(eng, k, val, sizeof(val), &len) ||
 		    row_check(val, len, k, &ver) || ver != want) {
 			ktap_diag("key %llu: not at version %llu",
-				  (unsigned long long)k, (unsigned long long)want);
+				  (unsigned long long)k,
+				  (unsigned long long)want);
 			return 0;
 		}
 	return 1;
@@ -278,7 +281,8 @@ static void record_data_io(enum ut_op op, off_t off)
  * before the checkpoint slot that says it is there; guards that sync per
  * batch (doublewrite) show a sync per batch, the others one sync in all.
  */
-static int synced_before_checkpoint(enum ut_guard guard, const char *name, int per_batch)
+static int synced_before_checkpoint(enum ut_guard guard, const char *name,
+				    int per_batch)
 {
 	struct ut_err err = { "" };
 	unsigned i, pages = 0, syncs = 0, slots = 0, pending = 0, bad = 0;
@@ -321,7 +325,8 @@ static int synced_before_checkpoint(enum ut_guard guard, const char *name, int p
 	if (!pages || !slots || bad || n_events == EVENTS_MAX)
 		return 0;
 	/* a checkpoint's slot is followed by its own sync */
-	return per_batch ? syncs >= (pages + 63) / 64 + slots : syncs == 2 * slots;
+	return per_batch ? syncs >= (pages + 63) / 64 + slots :
+			   syncs == 2 * slots;
 }
 
 int main(void)

@@ -59,7 +59,8 @@ static void model_init(struct model *m, double flush_cap, double age0)
 
 /* Runs seconds of ticks at rate bytes/s; ages after settle_s count for
  * age_min_after. */
-static void model_run(struct model *m, double seconds, double rate, double settle_s)
+static void model_run(struct model *m, double seconds, double rate,
+		      double settle_s)
 {
 	uint64_t end = m->now + (uint64_t)(seconds * 1e9), start = m->now;
 	uint64_t target, age;
@@ -69,7 +70,8 @@ static void model_run(struct model *m, double seconds, double rate, double settl
 		m->now += TICK_NS;
 		m->cur += rate * TICK_NS / 1e9;
 		target = ut_flush_rate_tick(&m->fr, m->now, (uint64_t)m->cur,
-					    (uint64_t)m->oldest, (uint64_t)m->oldest);
+					    (uint64_t)m->oldest,
+					    (uint64_t)m->oldest);
 		if (target > m->oldest) {
 			m->asked_ticks++;
 			step = target - m->oldest;
@@ -388,7 +390,8 @@ static uint32_t sim_rand(struct sim *s)
 }
 
 /* ut_checkpoint_if_due: publish the oldest dirty page's LSN. */
-static void sim_checkpoint(struct sim *s, uint64_t capacity, uint64_t t, int urgent)
+static void sim_checkpoint(struct sim *s, uint64_t capacity, uint64_t t,
+			   int urgent)
 {
 	uint64_t lsn = sim_oldest(s);
 
@@ -433,7 +436,8 @@ static int sim_has_work(const struct sim *s, uint64_t capacity)
 {
 	if (!s->n)
 		return 0;
-	return s->cur - s->pub > UT_LOG_EAGER_AGE(capacity) || sim_oldest(s) < s->target;
+	return s->cur - s->pub > UT_LOG_EAGER_AGE(capacity) ||
+	       sim_oldest(s) < s->target;
 }
 
 /* One ms of the cleaners: woken by the stop or their poll, flat out
@@ -447,7 +451,8 @@ static void sim_clean(struct sim *s, const struct sim_cfg *c, uint64_t capacity,
 		if (!stopped && t < s->next_poll_ms)
 			return;
 		if (!sim_has_work(s, capacity)) {
-			if (t >= s->next_poll_ms) /* timed out: the periodic one */
+			if (t >=
+			    s->next_poll_ms) /* timed out: the periodic one */
 				sim_checkpoint(s, capacity, t, stopped);
 			s->next_poll_ms = t + s->poll_ms;
 			s->idle = 1;
@@ -458,7 +463,8 @@ static void sim_clean(struct sim *s, const struct sim_cfg *c, uint64_t capacity,
 	if (c->stall_ms && t % c->stall_every_ms < c->stall_ms)
 		return;
 	/* the reads of this ms took the device from page writes */
-	*page_due = *page_due > s->reads * 1000 ? *page_due - s->reads * 1000 : 0;
+	*page_due = *page_due > s->reads * 1000 ? *page_due - s->reads * 1000 :
+						  0;
 	for (*page_due += c->cache_rate ? c->cache_rate : c->page_rate, k = 0;
 	     *page_due >= 1000; *page_due -= 1000) {
 		if (!sim_has_work(s, capacity)) {
@@ -483,18 +489,21 @@ static void sim_clean(struct sim *s, const struct sim_cfg *c, uint64_t capacity,
 }
 
 /* The forecast mode's sample (flush.c's log_pace gathers the same). */
-static void sim_sample(const struct sim *s, uint64_t now, struct ut_pace_sample *ps)
+static void sim_sample(const struct sim *s, uint64_t now,
+		       struct ut_pace_sample *ps)
 {
 	ps->now_ns = now;
 	ps->cur_lsn = s->cur;
 	ps->age = s->cur - s->pub;
 	ps->flush_age = s->n ? s->cur - sim_oldest(s) : 0;
-	ps->head_lsn = s->n ? s->oldest[s->list[(s->head + s->n - 1) % s->pages]] : 0;
+	ps->head_lsn =
+		s->n ? s->oldest[s->list[(s->head + s->n - 1) % s->pages]] : 0;
 	/* buffered: a page is clean once a sync has covered it */
 	/* (the forecast counts buffered writes at the sync, as
 	 * ut_flush_set_forecast(fl, 1) makes it) */
 	ps->n_dirty =
-		s->n + (s->sync_rate ? s->unsynced + s->syncing * s->sync_pages : 0);
+		s->n +
+		(s->sync_rate ? s->unsynced + s->syncing * s->sync_pages : 0);
 	ps->pages_written = s->sync_rate ? s->synced :
 			    s->lump	 ? s->written - s->written % s->lump :
 					   s->written;
@@ -546,10 +555,12 @@ static void sim_judge(struct sim_result *r)
 			r->settle_s = i + 1;
 }
 
-static void sim_run(const struct sim_cfg *c, enum sim_pacing mode, struct sim_result *r)
+static void sim_run(const struct sim_cfg *c, enum sim_pacing mode,
+		    struct sim_result *r)
 {
 	static struct sim s;
-	uint64_t capacity = (uint64_t)c->log_mib << 20, stop = UT_FLUSH_STOP(capacity);
+	uint64_t capacity = (uint64_t)c->log_mib << 20,
+		 stop = UT_FLUSH_STOP(capacity);
 	uint64_t t, now, page_due = 0;
 	struct ut_redo_pace p;
 	unsigned w;
@@ -615,10 +626,11 @@ static void sim_run(const struct sim_cfg *c, enum sim_pacing mode, struct sim_re
 		sim_sync_progress(&s, t);
 	}
 	sim_judge(r);
-	r->predicted =
-		(double)UT_PACE_AGE_TARGET(capacity) * c->page_rate *
-		(c->stall_ms ? 1.0 - (double)c->stall_ms / c->stall_every_ms : 1.0) /
-		((double)c->pages * REC_BYTES);
+	r->predicted = (double)UT_PACE_AGE_TARGET(capacity) * c->page_rate *
+		       (c->stall_ms ?
+				1.0 - (double)c->stall_ms / c->stall_every_ms :
+				1.0) /
+		       ((double)c->pages * REC_BYTES);
 }
 
 static int sim_pass(const struct sim_result *r)
@@ -648,16 +660,19 @@ static const struct sim_cfg sim_points[] = {
 	  0, "each stall comes back a turn later, at the stop", 0, 0 },
 	{ "4200 pages, 330/s, stalls 3 s every 13 s", 4200, 330, 64, 13000,
 	  3000, 0, "each stall comes back a turn later, at the stop", 0, 0 },
-	{ "3300 pages, 300/s, 64 MiB, a cold pool (250 reads/s)", 3300, 300, 64, 0,
-	  0, 250, "the burst once the reads are done comes back a turn later", 0, 0 },
+	{ "3300 pages, 300/s, 64 MiB, a cold pool (250 reads/s)", 3300, 300, 64,
+	  0, 0, 250,
+	  "the burst once the reads are done comes back a turn later", 0, 0 },
 	{ "3300 pages, buffered at 20000/s, synced at 300/s", 3300, 300, 64, 0,
 	  0, 0, "the checkpoint's sync stops writers", 20000, 0 },
 	{ "10000 pages, buffered at 20000/s, synced at 600/s", 10000, 600, 64,
 	  0, 0, 0, "the checkpoint's sync stops writers", 20000, 0 },
-	{ "3300 pages, 300/s, 64 MiB, completed 128 at a time", 3300, 300, 64, 0, 0,
-	  0, "the first burst comes back every turn for most of a minute", 0, 128 },
-	{ "10000 pages, 300/s, 64 MiB, completed 128 at a time", 10000, 300, 64, 0,
-	  0, 0, "a turn of 33 s: the first burst comes back for a minute", 0, 128 },
+	{ "3300 pages, 300/s, 64 MiB, completed 128 at a time", 3300, 300, 64,
+	  0, 0, 0, "the first burst comes back every turn for most of a minute",
+	  0, 128 },
+	{ "10000 pages, 300/s, 64 MiB, completed 128 at a time", 10000, 300, 64,
+	  0, 0, 0, "a turn of 33 s: the first burst comes back for a minute", 0,
+	  128 },
 };
 
 #define SIM_POINTS (sizeof(sim_points) / sizeof(sim_points[0]))
@@ -685,9 +700,11 @@ static void sim_report(const struct sim_cfg *c, enum sim_pacing mode,
 		 100.0 * r.peak_age / ((uint64_t)c->log_mib << 20),
 		 100.0 * r.mean_age / ((uint64_t)c->log_mib << 20),
 		 100.0 * off->mean_age / ((uint64_t)c->log_mib << 20),
-		 r.median / r.predicted, off->mean > 0 ? r.median / off->mean : 0);
+		 r.median / r.predicted,
+		 off->mean > 0 ? r.median / off->mean : 0);
 	if (mode == SIM_AGE && !ok && c->age_fails) {
-		ktap_skip_case(what, "known failure of the age mode: %s", c->age_fails);
+		ktap_skip_case(what, "known failure of the age mode: %s",
+			       c->age_fails);
 		return;
 	}
 	if (mode == SIM_FORECAST && !ok && c->cache_rate) {
@@ -753,7 +770,8 @@ static void test_pace_off(void)
 	ut_redo_pace_init(&p, CAPACITY);
 	for (t = 1; t < 60000; t++) {
 		cur += 2 * 1024 * 1024 / 1000;
-		asked += ut_redo_pace_admit(&p, t * 1000000, cur, CAPACITY / 4) != 0;
+		asked += ut_redo_pace_admit(&p, t * 1000000, cur,
+					    CAPACITY / 4) != 0;
 	}
 	ktap_ok(asked == 0 && p.rate == 0,
 		"pacing: off while the age stays below half the log (a minute at a quarter: %llu waits)",

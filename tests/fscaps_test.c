@@ -14,7 +14,8 @@
 static int parse_mountinfo(void)
 {
 	struct ut_mount m;
-	const char *l1 = "36 35 98:0 /mnt1 /mnt\\040with\\040space rw,noatime master:1 shared:7 - ext4 /dev/loop3 rw,data=journal,commit=5\n";
+	const char *l1 =
+		"36 35 98:0 /mnt1 /mnt\\040with\\040space rw,noatime master:1 shared:7 - ext4 /dev/loop3 rw,data=journal,commit=5\n";
 	const char *l2 = "22 1 0:21 / /dev/shm rw,nosuid - tmpfs tmpfs rw\n";
 
 	return !ut_mountinfo_parse(l1, &m) && m.major == 98 && m.minor == 0 &&
@@ -24,7 +25,8 @@ static int parse_mountinfo(void)
 	       !ut_mountinfo_parse(l2, &m) && !strcmp(m.fstype, "tmpfs") &&
 	       ut_mountinfo_parse("36 35 98:0 /a /b rw\n", &m) == -22 &&
 	       ut_mountinfo_parse("", &m) == -22 &&
-	       ut_mountinfo_parse("x y zz /a /b rw - ext4 /dev/x rw\n", &m) == -22;
+	       ut_mountinfo_parse("x y zz /a /b rw - ext4 /dev/x rw\n", &m) ==
+		       -22;
 }
 
 static int parse_opts(void)
@@ -32,22 +34,26 @@ static int parse_opts(void)
 	enum ut_data_mode mode;
 	int commit, barrier;
 
-	ut_mount_opts_parse("rw,data=journal,commit=5", &mode, &commit, &barrier);
+	ut_mount_opts_parse("rw,data=journal,commit=5", &mode, &commit,
+			    &barrier);
 	if (mode != UT_DATA_JOURNAL || commit != 5 || barrier != 1)
 		return 0;
 	ut_mount_opts_parse("rw,relatime", &mode, &commit, &barrier);
 	if (mode != UT_DATA_ORDERED || commit != -1 || barrier != 1)
 		return 0;
-	ut_mount_opts_parse("rw,nobarrier,data=writeback", &mode, &commit, &barrier);
+	ut_mount_opts_parse("rw,nobarrier,data=writeback", &mode, &commit,
+			    &barrier);
 	if (mode != UT_DATA_WRITEBACK || barrier != 0)
 		return 0;
-	ut_mount_opts_parse("rw,barrier=0,journal_checksum", &mode, &commit, &barrier);
+	ut_mount_opts_parse("rw,barrier=0,journal_checksum", &mode, &commit,
+			    &barrier);
 	return barrier == 0 && mode == UT_DATA_ORDERED;
 }
 
 static int parse_jbd2(void)
 {
-	return ut_jbd2_info_parse("12 transactions (10 requested), each up to 8192 blocks\naverage: ...") ==
+	return ut_jbd2_info_parse(
+		       "12 transactions (10 requested), each up to 8192 blocks\naverage: ...") ==
 		       8192 &&
 	       ut_jbd2_info_parse("garbage") == 0 &&
 	       ut_jbd2_info_parse("each up to 99999999999999 blocks") == 0;
@@ -64,7 +70,8 @@ static void fs(struct ut_fscaps *c, const char *type, enum ut_data_mode mode)
 	c->fs_block = 4096;
 }
 
-static int safe(const struct ut_fscaps *c, const char *guard, uint32_t ps, uint32_t bs)
+static int safe(const struct ut_fscaps *c, const char *guard, uint32_t ps,
+		uint32_t bs)
 {
 	struct ut_verdict v;
 
@@ -118,7 +125,8 @@ int main(void)
 	ktap_plan(15);
 	ktap_ok(parse_mountinfo(),
 		"mountinfo: escaped spaces, optional fields, malformed lines refused");
-	ktap_ok(parse_opts(), "ext4 options: data=, commit=, nobarrier, barrier=0");
+	ktap_ok(parse_opts(),
+		"ext4 options: data=, commit=, nobarrier, barrier=0");
 	ktap_ok(parse_jbd2(),
 		"jbd2 info: transaction size, garbage and overflow refused");
 
@@ -134,15 +142,18 @@ int main(void)
 	c.journal_flag = 1;
 	c.delalloc = 1;
 	ok = safe(&c, "journal", 16384, 4096) == 0 &&
-	     says(&c, "journal", 16384, 4096, "delays allocation", "nodelalloc");
+	     says(&c, "journal", 16384, 4096, "delays allocation",
+		  "nodelalloc");
 	c.delalloc = 0;
 	ok = ok && safe(&c, "journal", 16384, 4096) == 1 &&
 	     says(&c, "journal", 16384, 4096, "chattr +j", "") &&
 	     safe(&c, "atomic", 16384, 4096) == 0 && !innodb(&c, 16384) &&
 	     innodb(&c, 4096);
 	c.journal_flag = 0;
-	ok = ok && says(&c, "journal", 16384, 4096, "data=ordered", "CAP_SYS_RESOURCE");
-	ktap_ok(ok, "ext4 data=ordered with chattr +j: journal safe only on nodelalloc (the fix says so); without +j the fix offers it and names CAP_SYS_RESOURCE");
+	ok = ok && says(&c, "journal", 16384, 4096, "data=ordered",
+			"CAP_SYS_RESOURCE");
+	ktap_ok(ok,
+		"ext4 data=ordered with chattr +j: journal safe only on nodelalloc (the fix says so); without +j the fix offers it and names CAP_SYS_RESOURCE");
 	fs(&c, "ext4", UT_DATA_JOURNAL);
 	ktap_ok(safe(&c, "journal", 16384, 4096) == 1 &&
 			safe(&c, "journal", 16384, 16384) == 0 &&
@@ -160,7 +171,8 @@ int main(void)
 	ktap_ok(safe(&c, "atomic", 16384, 4096) == 1 &&
 			safe(&c, "atomic", 131072 / 2, 4096) == 1 &&
 			safe(&c, "journal", 16384, 4096) == 0 &&
-			(c.atomic_max = 8192, safe(&c, "atomic", 16384, 4096) == 0) &&
+			(c.atomic_max = 8192,
+			 safe(&c, "atomic", 16384, 4096) == 0) &&
 			(c.atomic_max = 0, safe(&c, "atomic", 4096, 4096) == 0),
 		"XFS: atomic safe only when statx's unit range holds the page");
 	fs(&c, "ext4", UT_DATA_JOURNAL);
@@ -171,13 +183,15 @@ int main(void)
 	fs(&c, "tmpfs", UT_DATA_NA);
 	ktap_ok(safe(&c, "doublewrite", 16384, 4096) == 0 &&
 			(fs(&c, "btrfs", UT_DATA_NA),
-			 innodb(&c, 16384) && safe(&c, "none", 16384, 4096) == 1),
+			 innodb(&c, 16384) &&
+				 safe(&c, "none", 16384, 4096) == 1),
 		"tmpfs: nothing is safe; btrfs (copy-on-write): doublewrite off is safe");
 	fs(&c, "ext4", UT_DATA_ORDERED);
 	c.no_journal = 1;
 	ktap_ok(safe(&c, "doublewrite", 16384, 4096) == 1 &&
 			safe(&c, "journal", 16384, 4096) == 0 &&
-			safe(&c, "none", 4096, 4096) == 0 && !innodb(&c, 4096) &&
+			safe(&c, "none", 4096, 4096) == 0 &&
+			!innodb(&c, 4096) &&
 			says(&c, "innodb", 16384, 16384, "has no journal",
 			     "tune2fs -O has_journal"),
 		"ext4 without a journal: only doublewrite; the fix adds a journal, not data=journal");
@@ -196,7 +210,8 @@ int main(void)
 	fs(&c, "xfs", UT_DATA_NA);
 	ok = fix_lacks(&c, 16384, "fix-journal") &&
 	     fix_lacks(&c, 4096, "fix-journal") &&
-	     says(&c, "innodb", 16384, 16384, "overwrites", "a new filesystem would") &&
+	     says(&c, "innodb", 16384, 16384, "overwrites",
+		  "a new filesystem would") &&
 	     says(&c, "innodb", 4096, 4096, "overwrites", "dump and reload");
 	fs(&c, "ext4", UT_DATA_ORDERED);
 	ok = ok && fix_lacks(&c, 16384, "or mount with data=journal") &&
@@ -207,7 +222,8 @@ int main(void)
 	     says(&c, "innodb", 4096, 4096, "overwrites",
 		  "or mount with data=journal: ") &&
 	     says(&c, "innodb", 4096, 4096, "overwrites", "fix-journal");
-	ktap_ok(ok, "InnoDB's fix works where it is given: XFS never sent to fix-journal, 16k ext4 told no mount helps (a new page size is a new instance, then fix-journal), 4k ext4 sent to fix-journal");
+	ktap_ok(ok,
+		"InnoDB's fix works where it is given: XFS never sent to fix-journal, 16k ext4 told no mount helps (a new page size is a new instance, then fix-journal), 4k ext4 sent to fix-journal");
 	fs(&c, "btrfs", UT_DATA_NA);
 	c.scan_incomplete = 1;
 	ktap_ok(!innodb(&c, 16384) && safe(&c, "none", 16384, 4096) == 0 &&

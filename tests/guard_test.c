@@ -34,7 +34,8 @@ struct tg {
 };
 
 static const struct ut_guard_opt tg_opts[] = {
-	{ "test-note", "TEXT", "text kept in the test guard's file (at most 64 bytes)" },
+	{ "test-note", "TEXT",
+	  "text kept in the test guard's file (at most 64 bytes)" },
 	{ NULL },
 };
 
@@ -84,7 +85,8 @@ static int tg_open(struct ut_page_guard *g, const char *dir,
 	if (pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
 	    memcmp(magic, TG_MAGIC, sizeof(magic))) {
 		close(fd);
-		return ut_err_set(err, -EINVAL, "%s: not the test guard's file", path);
+		return ut_err_set(err, -EINVAL, "%s: not the test guard's file",
+				  path);
 	}
 	tg = calloc(1, sizeof(*tg));
 	if (!tg) {
@@ -123,7 +125,8 @@ static int tg_restore(struct ut_page_guard *g, int data_fd, uint64_t file_pages,
 	if (pread(tg->fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
 	    memcmp(magic, TG_MAGIC, sizeof(magic)))
 		return ut_err_set(err, -EIO,
-				  "%s: the test guard's file is damaged", TG_FILE);
+				  "%s: the test guard's file is damaged",
+				  TG_FILE);
 	rep->pages_checked = file_pages;
 	return 0;
 }

@@ -23,7 +23,8 @@
 
 static char dir[300];
 
-static int open_eng(unsigned wait_ms, struct ut_engine **eng, struct ut_err *err)
+static int open_eng(unsigned wait_ms, struct ut_engine **eng,
+		    struct ut_err *err)
 {
 	struct ut_engine_opts o;
 

@@ -126,7 +126,8 @@ static int log_open(struct lw_log *log, const char *path)
 		return fail("%s: not a dm-log-writes log (no magic in sector 0); give the log device of a log-writes target",
 			    path);
 	if (le64toh(sb.version) != LW_VERSION)
-		return fail("%s: log version %" PRIu64 ", this reads version %d",
+		return fail("%s: log version %" PRIu64
+			    ", this reads version %d",
 			    path, le64toh(sb.version), LW_VERSION);
 	log->sectorsize = le32toh(sb.sectorsize);
 	if (log->sectorsize < 512 || log->sectorsize > 65536 ||
@@ -142,7 +143,8 @@ static int log_open(struct lw_log *log, const char *path)
 }
 
 /* Reads the next entry's header (and mark text); -ENODATA past the end. */
-static int log_next(struct lw_log *log, struct lw_entry *e, char *mark, size_t mark_len)
+static int log_next(struct lw_log *log, struct lw_entry *e, char *mark,
+		    size_t mark_len)
 {
 	uint64_t len;
 	int ret;
@@ -171,7 +173,8 @@ static int log_next(struct lw_log *log, struct lw_entry *e, char *mark, size_t m
 }
 
 /* Bytes of data that follow the entry's header in the log. */
-static uint64_t entry_data_bytes(const struct lw_log *log, const struct lw_entry *e)
+static uint64_t entry_data_bytes(const struct lw_log *log,
+				 const struct lw_entry *e)
 {
 	if (e->flags & (LW_DISCARD | LW_MARK))
 		return 0;
@@ -184,7 +187,8 @@ static void log_skip(struct lw_log *log, const struct lw_entry *e)
 	log->index++;
 }
 
-static void flags_name(uint64_t flags, uint64_t nr_sectors, char *out, size_t len)
+static void flags_name(uint64_t flags, uint64_t nr_sectors, char *out,
+		       size_t len)
 {
 	static const struct {
 		uint64_t bit;
@@ -213,8 +217,9 @@ static int list_entries(struct lw_log *log)
 
 	while (!(ret = log_next(log, &e, mark, sizeof(mark)))) {
 		flags_name(e.flags, e.nr_sectors, flags, sizeof(flags));
-		printf("%" PRIu64 " %s %" PRIu64 " %" PRIu64 "%s%s\n", log->index,
-		       flags, e.sector, (e.flags & LW_MARK) ? 0 : e.nr_sectors,
+		printf("%" PRIu64 " %s %" PRIu64 " %" PRIu64 "%s%s\n",
+		       log->index, flags, e.sector,
+		       (e.flags & LW_MARK) ? 0 : e.nr_sectors,
 		       mark[0] ? " " : "", mark);
 		log_skip(log, &e);
 	}
@@ -243,7 +248,8 @@ static int zero_range(struct lw_log *log, int dev, off_t off, uint64_t len)
 static int apply_write(struct lw_log *log, int dev, const struct lw_entry *e,
 		       uint64_t sectors)
 {
-	off_t src = log->pos + log->sectorsize, dst = (off_t)e->sector * log->sectorsize;
+	off_t src = log->pos + log->sectorsize,
+	      dst = (off_t)e->sector * log->sectorsize;
 	uint64_t len = sectors * log->sectorsize;
 	size_t chunk;
 	int ret;
@@ -283,13 +289,15 @@ static int replay(struct lw_log *log, const char *dev_path, uint64_t from,
 	int dev, ret = 0;
 
 	if (to > log->nr_entries)
-		return fail("%s: --to %" PRIu64 " is past the log's %" PRIu64 " entries",
+		return fail("%s: --to %" PRIu64 " is past the log's %" PRIu64
+			    " entries",
 			    log->path, to, log->nr_entries);
 	dev = open(dev_path, O_WRONLY | O_CLOEXEC);
 	if (dev < 0)
 		return fail("%s: %s; give the device to replay onto", dev_path,
 			    strerror(errno));
-	while (log->index < to && !(ret = log_next(log, &e, mark, sizeof(mark)))) {
+	while (log->index < to &&
+	       !(ret = log_next(log, &e, mark, sizeof(mark)))) {
 		if (log->index >= from) {
 			sectors = e.nr_sectors;
 			if (log->index == to - 1 && tear >= 0) {
@@ -334,7 +342,8 @@ static int parse_u64(const char *what, const char *arg, uint64_t *out)
 
 static int usage(void)
 {
-	return fail("usage: lw_replay LOG --list | lw_replay LOG --replay DEV --from A --to B [--tear K]");
+	return fail(
+		"usage: lw_replay LOG --list | lw_replay LOG --replay DEV --from A --to B [--tear K]");
 }
 
 int main(int argc, char **argv)
@@ -372,7 +381,8 @@ int main(int argc, char **argv)
 		return usage();
 	ret = log_open(&log, argv[1]);
 	if (!ret)
-		ret = list ? list_entries(&log) : replay(&log, dev, from, to, tear);
+		ret = list ? list_entries(&log) :
+			     replay(&log, dev, from, to, tear);
 	if (ret < 0)
 		ret = fail("%s: entry %" PRIu64 ": %s", log.path, log.index,
 			   ret == -EUCLEAN ? "malformed" :

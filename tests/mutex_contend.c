@@ -21,7 +21,8 @@ static void hold_for(long ns)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do
 		clock_gettime(CLOCK_MONOTONIC, &t);
-	while ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec < ns);
+	while ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec <
+	       ns);
 }
 
 static void *contend_thread(void *arg)

@@ -62,7 +62,8 @@ static int test_geometry(void)
 	       ut_geom_init(&g, 16384, 256) == -ERANGE &&
 	       ut_geom_init(&g, 16384, 32768) == -ERANGE &&
 	       ut_geom_init(&g, 16384, 4096) == 0 && g.n_blocks == 4 &&
-	       g.area_size == 16384 - 4 * UT_BLOCK_HDR_SIZE - UT_PAGE_HDR_SIZE &&
+	       g.area_size ==
+		       16384 - 4 * UT_BLOCK_HDR_SIZE - UT_PAGE_HDR_SIZE &&
 	       ut_geom_init_layout(&g, 16384, 512, 7) == -EINVAL &&
 	       ut_geom_init_layout(&g, 16384, 512, UT_LAYOUT_COMPACT) == 0 &&
 	       g.area_size == 16384 - UT_BLOCK_HDR_SIZE - UT_PAGE_HDR_SIZE -
@@ -81,8 +82,9 @@ static int round_trip(uint32_t ps, uint32_t bs)
 	make_page(&g, 77, 1000, disk);
 	if (ut_page_unpack(&g, disk, 77, &meta2, area2, &rep))
 		return 0;
-	if (memcmp(area, area2, g.area_size) || meta2.page_lsn != meta.page_lsn ||
-	    meta2.type != UT_PAGE_BTREE || meta2.page_no != 77)
+	if (memcmp(area, area2, g.area_size) ||
+	    meta2.page_lsn != meta.page_lsn || meta2.type != UT_PAGE_BTREE ||
+	    meta2.page_no != 77)
 		return 0;
 	for (i = 0; i < g.n_blocks; i++)
 		if (meta2.blk_lsn[i] != expect_blk_lsn(&meta, i))
@@ -127,7 +129,8 @@ static int bit_flips(uint32_t ps, uint32_t bs, int exhaustive, long *flips)
 			disk[b * bs + bit / 8] ^= 1 << (bit % 8);
 			if (ut_page_verify(&g, disk, 9, &rep) != -EBADMSG ||
 			    rep.fault[0].block != b) {
-				ktap_diag("flip of bit %u in block %u missed", bit, b);
+				ktap_diag("flip of bit %u in block %u missed",
+					  bit, b);
 				return 0;
 			}
 			disk[b * bs + bit / 8] ^= 1 << (bit % 8);
@@ -163,7 +166,8 @@ static int torn_boundaries(uint32_t ps, uint32_t bs)
 		memcpy(mix + k * bs, disk2 + k * bs, ps - k * bs);
 		if (ut_page_verify(&g, mix, 3, &rep) != -EBADMSG ||
 		    !first_fault_is(UT_FAULT_TORN, k)) {
-			ktap_diag("old..new tear at block %u not reported there", k);
+			ktap_diag("old..new tear at block %u not reported there",
+				  k);
 			free(mix);
 			return 0;
 		}
@@ -242,8 +246,10 @@ static int tolerate_torn(void)
 	make_page(&g, 6, 200, disk2);
 	memcpy(disk + 8192, disk2 + 8192, 8192); /* torn */
 	memset(disk + 12288, 0, 4096); /* and zeroed */
-	ret = ut_page_unpack_inplace(&g, disk, 6, &meta2, &rep, UT_UNPACK_TOLERATE_TORN);
-	if (ret != UT_PAGE_TORN || meta2.blk_lsn[3] != 0 || meta2.page_lsn != 200)
+	ret = ut_page_unpack_inplace(&g, disk, 6, &meta2, &rep,
+				     UT_UNPACK_TOLERATE_TORN);
+	if (ret != UT_PAGE_TORN || meta2.blk_lsn[3] != 0 ||
+	    meta2.page_lsn != 200)
 		return 0;
 	/* a compact block of the newer image counts from that image's LSN */
 	if (layout == UT_LAYOUT_COMPACT && meta2.blk_lsn[2] != 200)
@@ -268,7 +274,8 @@ static int touch_marks_blocks(void)
 	ut_page_locate(&g, 5000, &block, &boff, &in_block);
 	ut_page_touch(&g, &meta, 5000, in_block + 1, 42);
 	return block == 1 && meta.blk_lsn[0] == 10 && meta.blk_lsn[1] == 42 &&
-	       meta.blk_lsn[2] == 42 && meta.blk_lsn[3] == 10 && meta.page_lsn == 42;
+	       meta.blk_lsn[2] == 42 && meta.blk_lsn[3] == 10 &&
+	       meta.page_lsn == 42;
 }
 
 /* The tests that hold in either layout, as one KTAP line each. */
@@ -283,14 +290,18 @@ static void layout_tests(const char *name)
 	for (ps = UT_PAGE_SIZE_MIN; ps <= UT_PAGE_SIZE_MAX; ps <<= 1)
 		for (i = 0; i < 3; i++)
 			ok &= round_trip(ps, bsizes[i]);
-	ktap_ok(ok, "%s: round trip at every page size 4..64 KiB x block size 512/1k/4k",
+	ktap_ok(ok,
+		"%s: round trip at every page size 4..64 KiB x block size 512/1k/4k",
 		name);
 	ok = 1;
 	for (ps = UT_PAGE_SIZE_MIN; ps <= UT_PAGE_SIZE_MAX; ps <<= 1)
 		ok &= locate_consistent(ps, 4096) && locate_consistent(ps, 512);
-	ktap_ok(ok, "%s: every logical byte lands where ut_page_locate says", name);
-	ok = bit_flips(16384, 4096, 1, &flips) && bit_flips(4096, 512, 1, &flips);
-	ktap_ok(ok, "%s: every single-bit flip of a 16k/4k and a 4k/512 page is caught at its block (%ld flips)",
+	ktap_ok(ok, "%s: every logical byte lands where ut_page_locate says",
+		name);
+	ok = bit_flips(16384, 4096, 1, &flips) &&
+	     bit_flips(4096, 512, 1, &flips);
+	ktap_ok(ok,
+		"%s: every single-bit flip of a 16k/4k and a 4k/512 page is caught at its block (%ld flips)",
 		name, flips);
 	flips = 0;
 	ok = 1;
@@ -298,12 +309,14 @@ static void layout_tests(const char *name)
 		ok &= bit_flips(ps, 4096, 0, &flips) &&
 		      bit_flips(ps, 1024, 0, &flips) &&
 		      bit_flips(ps, 512, 0, &flips);
-	ktap_ok(ok, "%s: header and sampled payload bit flips caught in every block at every page size (%ld flips)",
+	ktap_ok(ok,
+		"%s: header and sampled payload bit flips caught in every block at every page size (%ld flips)",
 		name, flips);
 	ok = 1;
 	for (ps = 8192; ps <= UT_PAGE_SIZE_MAX; ps <<= 1)
 		ok &= torn_boundaries(ps, 4096) && torn_boundaries(ps, 512);
-	ktap_ok(ok, "%s: a page torn at each block boundary is reported as torn at that block",
+	ktap_ok(ok,
+		"%s: a page torn at each block boundary is reported as torn at that block",
 		name);
 	ktap_ok(torn_inside_block(),
 		"%s: a tear inside a block fails that block's checksum", name);
@@ -311,7 +324,8 @@ static void layout_tests(const char *name)
 		"%s: all-zero page is empty; zeroed and misplaced blocks are reported",
 		name);
 	ktap_ok(other_page_size(),
-		"%s: a page written with another page size is a geometry fault", name);
+		"%s: a page written with another page size is a geometry fault",
+		name);
 	ktap_ok(tolerate_torn(),
 		"%s: recovery unpacks torn and zeroed blocks (LSN 0), never a checksum failure",
 		name);

@@ -62,7 +62,8 @@ static int batch_one_submit(struct ut_ring *ring)
 	ut_sys.uring_submit = count_submit;
 	ret = ut_ring_run(ring, ios, NPAGES);
 	ut_sys_reset();
-	ktap_diag("64 reads: %d io_uring_submit calls, ring counted %llu", submit_calls,
+	ktap_diag("64 reads: %d io_uring_submit calls, ring counted %llu",
+		  submit_calls,
 		  (unsigned long long)(ut_ring_stats(ring)->submits - before));
 	return ret == 0 && submit_calls == 1 &&
 	       ut_ring_stats(ring)->submits - before == 1 &&
@@ -100,7 +101,8 @@ static int registered(struct ut_ring *ring)
 	ret = ut_ring_run(ring, ios, NPAGES);
 	ut_ring_unregister_buffers(ring);
 	return !ret && !memcmp(buf, pages, NPAGES * PS) &&
-	       s->fixed_bufs - bufs0 == NPAGES && s->fixed_files - files0 == NPAGES;
+	       s->fixed_bufs - bufs0 == NPAGES &&
+	       s->fixed_files - files0 == NPAGES;
 }
 
 static int write_then_sync(struct ut_ring *ring)
@@ -298,7 +300,8 @@ static int single_issuer_retry(void)
 	return ok;
 }
 
-static int refuse_setup(unsigned entries, struct io_uring *r, struct io_uring_params *p)
+static int refuse_setup(unsigned entries, struct io_uring *r,
+			struct io_uring_params *p)
 {
 	(void)entries;
 	(void)r;
@@ -376,7 +379,8 @@ int main(void)
 		"real short write (RLIMIT_FSIZE) breaks the link: rest and fdatasync resubmitted");
 	ktap_ok(eof_cancels_link(ring),
 		"short read at end of file: -ENODATA, linked I/O cancelled");
-	ktap_ok(eagain_retried(ring), "-EAGAIN is retried until the I/O goes through");
+	ktap_ok(eagain_retried(ring),
+		"-EAGAIN is retried until the I/O goes through");
 	ktap_ok(single_issuer_retry(),
 		"DEFER_TASKRUN refused with EINVAL: ring set up again without it");
 	ktap_ok(two_batches(ring),

@@ -50,7 +50,8 @@ static int collect_fn(uint64_t key, const void *val, uint32_t len, void *user)
 static struct ut_engine *open_store(const char *name, uint32_t ps,
 				    enum layout_kind layout, uint64_t pool)
 {
-	struct ut_init_opts io = { .page_size = ps, .guard = UT_GUARD_DOUBLEWRITE };
+	struct ut_init_opts io = { .page_size = ps,
+				   .guard = UT_GUARD_DOUBLEWRITE };
 	struct ut_engine_opts o;
 	struct ut_engine *eng;
 	struct ut_err err = { "" };
@@ -109,9 +110,10 @@ static int same_with(struct ut_engine *eng, const struct ut_scan_opts *so,
 static int same_as_reference(struct ut_engine *eng, enum ut_readahead ra,
 			     uint64_t from, struct ut_scan_stats *st)
 {
-	struct ut_scan_opts so = {
-		.readahead = ra, .batch = 32, .merge_pages = 8, .gap_pages = gap_pages
-	};
+	struct ut_scan_opts so = { .readahead = ra,
+				   .batch = 32,
+				   .merge_pages = 8,
+				   .gap_pages = gap_pages };
 
 	return same_with(eng, &so, from, st);
 }
@@ -140,7 +142,8 @@ static void take_reference(struct ut_engine *eng)
 	n_ref = c.n;
 }
 
-static int policies_agree(const char *name, uint32_t ps, enum layout_kind layout)
+static int policies_agree(const char *name, uint32_t ps,
+			  enum layout_kind layout)
 {
 	struct ut_engine *eng = open_store(name, ps, layout, 2 << 20);
 	struct ut_scan_stats st;
@@ -165,7 +168,8 @@ static int policies_agree(const char *name, uint32_t ps, enum layout_kind layout
  * keys, fewer reads, and more bytes than the pages it kept */
 static int holes_read_through(void)
 {
-	struct ut_engine *eng = open_store("holes", 16384, LAYOUT_RANDOM, 4 << 20);
+	struct ut_engine *eng =
+		open_store("holes", 16384, LAYOUT_RANDOM, 4 << 20);
 	struct ut_scan_stats exact, holes, part;
 	struct ut_err err;
 	int ok;
@@ -179,11 +183,14 @@ static int holes_read_through(void)
 	     same_as_reference(eng, UT_RA_LOGICAL, 3 * 12345, &part);
 	gap_pages = 0;
 	ktap_diag("exact merges: %llu reads, %llu bytes for %llu pages; through holes: %llu reads, %llu bytes for %llu pages",
-		  (unsigned long long)exact.ios, (unsigned long long)exact.bytes_read,
+		  (unsigned long long)exact.ios,
+		  (unsigned long long)exact.bytes_read,
 		  (unsigned long long)exact.pages_read,
-		  (unsigned long long)holes.ios, (unsigned long long)holes.bytes_read,
+		  (unsigned long long)holes.ios,
+		  (unsigned long long)holes.bytes_read,
 		  (unsigned long long)holes.pages_read);
-	ok = ok && holes.ios < exact.ios && holes.bytes_read > holes.pages_read * 16384;
+	ok = ok && holes.ios < exact.ios &&
+	     holes.bytes_read > holes.pages_read * 16384;
 	free(ref);
 	ut_engine_close(eng, &err);
 	return ok;
@@ -192,7 +199,8 @@ static int holes_read_through(void)
 /* logical read-ahead: far fewer submits than leaves read */
 static int batched_submits(void)
 {
-	struct ut_engine *eng = open_store("submits", 16384, LAYOUT_RANDOM, 4 << 20);
+	struct ut_engine *eng =
+		open_store("submits", 16384, LAYOUT_RANDOM, 4 << 20);
 	struct ut_scan_stats none, logical;
 	struct ut_err err;
 	int ok;
@@ -203,11 +211,13 @@ static int batched_submits(void)
 	ok = same_as_reference(eng, UT_RA_NONE, 0, &none) &&
 	     same_as_reference(eng, UT_RA_LOGICAL, 0, &logical);
 	ktap_diag("none: %llu pages, %llu submits; logical: %llu pages, %llu reads, %llu submits",
-		  (unsigned long long)none.pages_read, (unsigned long long)none.submits,
+		  (unsigned long long)none.pages_read,
+		  (unsigned long long)none.submits,
 		  (unsigned long long)logical.pages_read,
 		  (unsigned long long)logical.ios,
 		  (unsigned long long)logical.submits);
-	ok = ok && none.submits >= none.pages_read && logical.pages_read >= 100 &&
+	ok = ok && none.submits >= none.pages_read &&
+	     logical.pages_read >= 100 &&
 	     logical.submits * 8 < logical.pages_read;
 	free(ref);
 	ut_engine_close(eng, &err);
@@ -233,7 +243,8 @@ static ssize_t eio_reads(enum ut_op op, int fd, size_t len, off_t off)
 
 static int eio_mid_batch(void)
 {
-	struct ut_engine *eng = open_store("eio", 16384, LAYOUT_RANDOM, 4 << 20);
+	struct ut_engine *eng =
+		open_store("eio", 16384, LAYOUT_RANDOM, 4 << 20);
 	struct ut_scan_opts so = { .readahead = UT_RA_LOGICAL,
 				   .batch = 32,
 				   .merge_pages = 4 };

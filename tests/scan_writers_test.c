@@ -32,7 +32,8 @@
 
 static struct ut_engine *open_store(const char *name, uint64_t pool)
 {
-	struct ut_init_opts io = { .page_size = 4096, .guard = UT_GUARD_DOUBLEWRITE };
+	struct ut_init_opts io = { .page_size = 4096,
+				   .guard = UT_GUARD_DOUBLEWRITE };
 	struct ut_engine_opts o;
 	struct ut_engine *eng;
 	struct ut_err err = { "" };
@@ -163,9 +164,11 @@ static int split_between_leaves(void)
 	pthread_join(w, NULL);
 	smo1 = h.eng->tree.smo_seq;
 	ktap_diag("scan: %s; the writer %s (%llu splits) while the scan waited",
-		  ret ? strerror(-ret) : "ok", h.done ? "finished" : "did not finish",
+		  ret ? strerror(-ret) : "ok",
+		  h.done ? "finished" : "did not finish",
 		  (unsigned long long)(smo1 - smo0));
-	ok = !ret && h.done && !h.result && !s.bad && s.next == ROWS && smo1 > smo0;
+	ok = !ret && h.done && !h.result && !s.bad && s.next == ROWS &&
+	     smo1 > smo0;
 	ut_engine_close(h.eng, &err);
 	return ok;
 }
@@ -231,10 +234,12 @@ static int readahead_with_splits(void)
 	atomic_store(&g.stop, 1);
 	pthread_join(w, NULL);
 	ktap_diag("scan: %s, %llu pages read; %llu rows grown meanwhile, %llu splits",
-		  ret ? strerror(-ret) : "ok", (unsigned long long)st.pages_read,
+		  ret ? strerror(-ret) : "ok",
+		  (unsigned long long)st.pages_read,
 		  (unsigned long long)g.splits_during,
 		  (unsigned long long)g.eng->tree.smo_seq);
-	ok = !ret && !g.result && !s.bad && s.next == ROWS && g.splits_during > 0;
+	ok = !ret && !g.result && !s.bad && s.next == ROWS &&
+	     g.splits_during > 0;
 	ut_engine_close(g.eng, &err);
 	return ok;
 }
@@ -244,7 +249,8 @@ static int readahead_with_splits(void)
 static int window_is_one_sweep(void)
 {
 	struct ut_engine *eng = open_store("window", 4 << 20);
-	struct ut_scan_opts so = { .readahead = UT_RA_LOGICAL, .window_pages = 200 };
+	struct ut_scan_opts so = { .readahead = UT_RA_LOGICAL,
+				   .window_pages = 200 };
 	struct ut_scan_stats st;
 	struct seen s = { 0 };
 	struct ut_err err;

@@ -37,7 +37,8 @@ static int shape_is(const uint32_t *leaves, size_t n, uint64_t steps,
 		return 1;
 	ktap_diag("got leaves %llu steps %llu jumps %llu jump pages %llu",
 		  (unsigned long long)s.leaves, (unsigned long long)s.steps,
-		  (unsigned long long)s.jumps, (unsigned long long)s.jump_pages);
+		  (unsigned long long)s.jumps,
+		  (unsigned long long)s.jump_pages);
 	return 0;
 }
 
@@ -46,7 +47,8 @@ static int hand_built(void)
 	static const uint32_t one[] = { 5 };
 	static const uint32_t seq[] = { 3, 4, 5, 6 };
 	static const uint32_t mixed[] = { 1, 2, 10, 11, 3 }; /* +1 +8 +1 -8 */
-	static const uint32_t back[] = { 9, 8, 7 }; /* backwards: two jumps of 1 */
+	static const uint32_t back[] = { 9, 8,
+					 7 }; /* backwards: two jumps of 1 */
 
 	return shape_is(one, 1, 0, 0, 0) && shape_is(NULL, 0, 0, 0, 0) &&
 	       shape_is(seq, 4, 3, 0, 0) && shape_is(mixed, 5, 4, 2, 16) &&
@@ -77,23 +79,31 @@ static int bound_is(const uint32_t *leaves, size_t n, size_t window,
 static int bound_hand_built(void)
 {
 	static const uint32_t seq[] = { 0, 1, 2, 3 };
-	static const uint32_t far[] = { 0, 100, 1, 101 }; /* two interleaved runs */
-	static const uint32_t near[] = { 0, 5, 10 }; /* holes of 4: read through */
+	static const uint32_t far[] = { 0, 100, 1,
+					101 }; /* two interleaved runs */
+	static const uint32_t near[] = { 0, 5,
+					 10 }; /* holes of 4: read through */
 	static const uint32_t nine[] = { 10, 20 }; /* 0.9 ms < 1 ms: through */
-	static const uint32_t ten[] = { 10, 21 }; /* 1.0 ms: not cheaper, a seek */
+	static const uint32_t ten[] = { 10,
+					21 }; /* 1.0 ms: not cheaper, a seek */
 	struct ut_read_cost c;
 	struct ut_leaf_bound b;
 
-	return bound_is(seq, 4, 4, 1, 0, 1.4) && bound_is(seq, 4, 2, 2, 0, 2.4) &&
-	       bound_is(far, 4, 4, 2, 0, 2.4) && bound_is(far, 4, 2, 4, 0, 4.4) &&
+	return bound_is(seq, 4, 4, 1, 0, 1.4) &&
+	       bound_is(seq, 4, 2, 2, 0, 2.4) &&
+	       bound_is(far, 4, 4, 2, 0, 2.4) &&
+	       bound_is(far, 4, 2, 4, 0, 4.4) &&
 	       bound_is(far, 4, 1000, 2, 0, 2.4) &&
-	       bound_is(near, 3, 3, 1, 8, 2.1) && bound_is(nine, 2, 8, 1, 9, 2.1) &&
-	       bound_is(ten, 2, 8, 2, 0, 2.2) && bound_is(NULL, 0, 8, 0, 0, 0) &&
+	       bound_is(near, 3, 3, 1, 8, 2.1) &&
+	       bound_is(nine, 2, 8, 1, 9, 2.1) &&
+	       bound_is(ten, 2, 8, 2, 0, 2.2) &&
+	       bound_is(NULL, 0, 8, 0, 0, 0) &&
 	       ut_leaf_bound_of(seq, 4, 0, &dev_1ms, &b) == -EINVAL &&
 	       /* 1000 random 4 KiB reads a second at 40.96 MB/s: 0.1 ms a
 		* page, the rest of each read's millisecond a positioning */
 	       !ut_read_cost_of(1000, 40.96, 4096, &c) &&
-	       fabs(c.page_s - 1e-4) < 1e-12 && fabs(c.position_s - 9e-4) < 1e-12 &&
+	       fabs(c.page_s - 1e-4) < 1e-12 &&
+	       fabs(c.position_s - 9e-4) < 1e-12 &&
 	       ut_read_cost_of(0, 40.96, 4096, &c) == -EINVAL &&
 	       ut_read_cost_of(1000, -1, 4096, &c) == -EINVAL;
 }
@@ -118,8 +128,9 @@ static int sweeps_hand_built(void)
 }
 
 /* a store of ROWS rows loaded in one of load's layouts; its shape */
-static int loaded_shape(const char *name, enum layout_kind layout, uint64_t rows,
-			uint32_t page_size, struct ut_tree_shape *s)
+static int loaded_shape(const char *name, enum layout_kind layout,
+			uint64_t rows, uint32_t page_size,
+			struct ut_tree_shape *s)
 {
 	struct ut_init_opts io = { .page_size = page_size,
 				   .guard = UT_GUARD_DOUBLEWRITE };
@@ -167,9 +178,12 @@ static double leaves_per_row_swing(void)
 	char name[32];
 	uint64_t rows;
 
-	for (rows = WAVE_ROWS; rows <= WAVE_ROWS * 3 / 2; rows += WAVE_ROWS / 4) {
-		snprintf(name, sizeof(name), "wave%llu", (unsigned long long)rows);
-		if (loaded_shape(name, LAYOUT_RANDOM, rows, 16384, &s) || !s.leaves)
+	for (rows = WAVE_ROWS; rows <= WAVE_ROWS * 3 / 2;
+	     rows += WAVE_ROWS / 4) {
+		snprintf(name, sizeof(name), "wave%llu",
+			 (unsigned long long)rows);
+		if (loaded_shape(name, LAYOUT_RANDOM, rows, 16384, &s) ||
+		    !s.leaves)
 			return -1;
 		per_row = (double)s.leaves / rows;
 		lo = per_row < lo ? per_row : lo;
@@ -211,7 +225,8 @@ int main(void)
 			rnd.fragmentation > 0.5 && rnd.mean_jump_pages > 10,
 		"a random load: most steps jump, far");
 	ktap_ok(ok_spl && spl.leaves >= 500 && spl.leaves <= 1000 &&
-			spl.fragmentation > 0.2 && spl.fragmentation < rnd.fragmentation,
+			spl.fragmentation > 0.2 &&
+			spl.fragmentation < rnd.fragmentation,
 		"a split load (key order, then appends to random users): fragmented, less than random");
 	swing = leaves_per_row_swing();
 	ktap_ok(swing > 0 && swing < 1.06,

@@ -13,7 +13,8 @@
 
 static char dir[300], dat[340];
 
-static int open_ckpt(struct ut_ckpt *ck, int *slot, int slot_err[2], struct ut_err *err)
+static int open_ckpt(struct ut_ckpt *ck, int *slot, int slot_err[2],
+		     struct ut_err *err)
 {
 	struct ut_store *st;
 	int ret;
@@ -53,7 +54,10 @@ static int encode_round_trip(void)
 		.block_size = 4096, .extent_pages = 64,
 		.guard = UT_GUARD_DOUBLEWRITE, .created = 12345,
 	}, out;
-	struct ut_ckpt ck = { .seq = 9, .checkpoint_lsn = 77, .n_pages = 5, .root_page = 3 },
+	struct ut_ckpt ck = { .seq = 9,
+			      .checkpoint_lsn = 77,
+			      .n_pages = 5,
+			      .root_page = 3 },
 		       ck2;
 
 	memset(sb.uuid, 0xab, 16);
@@ -95,7 +99,8 @@ static int encode_round_trip(void)
 
 int main(void)
 {
-	struct ut_init_opts opts = { .page_size = 16384, .guard = UT_GUARD_DOUBLEWRITE };
+	struct ut_init_opts opts = { .page_size = 16384,
+				     .guard = UT_GUARD_DOUBLEWRITE };
 	struct ut_ckpt ck = { 0 };
 	struct ut_err err;
 	int slot = -1, slot_err[2], ret;
@@ -131,19 +136,22 @@ int main(void)
 	file_flip_byte(dat, 2 * UT_SB_SECTOR + 30);
 	file_flip_byte(dat, UT_SB_SECTOR + 30); /* slot 0 sound again */
 	ret = open_ckpt(&ck, &slot, slot_err, &err);
-	ktap_ok(!ret && slot == 0 && ck.checkpoint_lsn == 900 && slot_err[1] == UT_SB_ECRC,
+	ktap_ok(!ret && slot == 0 && ck.checkpoint_lsn == 900 &&
+			slot_err[1] == UT_SB_ECRC,
 		"damaged slot 1 falls back to slot 0");
 
 	file_flip_byte(dat, UT_SB_SECTOR + 30);
 	ret = open_ckpt(&ck, &slot, slot_err, &err);
-	ktap_ok(ret == -EBADMSG && strstr(err.msg, "both checkpoint slots are damaged"),
+	ktap_ok(ret == -EBADMSG &&
+			strstr(err.msg, "both checkpoint slots are damaged"),
 		"both slots damaged: refused (%s)", ret ? err.msg : "opened");
 	file_flip_byte(dat, UT_SB_SECTOR + 30);
 	file_flip_byte(dat, 2 * UT_SB_SECTOR + 30);
 
 	file_flip_byte(dat, 20);
 	ret = open_ckpt(&ck, &slot, slot_err, &err);
-	ktap_ok(ret == UT_SB_ECRC && strstr(err.msg, "superblock checksum mismatch"),
+	ktap_ok(ret == UT_SB_ECRC &&
+			strstr(err.msg, "superblock checksum mismatch"),
 		"damaged header: refused (%s)", ret ? err.msg : "opened");
 	file_flip_byte(dat, 20);
 	ret = open_ckpt(&ck, &slot, slot_err, &err);

@@ -16,7 +16,8 @@
 
 static char test_scratch[256];
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+static int rm_entry(const char *path, const struct stat *sb, int flag,
+		    struct FTW *ftw)
 {
 	(void)sb;
 	(void)flag;
@@ -74,7 +75,8 @@ static inline int file_pread(const char *path, void *buf, size_t len, off_t off)
 	return n == (ssize_t)len ? 0 : -1;
 }
 
-static inline int file_pwrite(const char *path, const void *buf, size_t len, off_t off)
+static inline int file_pwrite(const char *path, const void *buf, size_t len,
+			      off_t off)
 {
 	int fd = open(path, O_WRONLY);
 	ssize_t n;

@@ -44,7 +44,8 @@ static uint64_t version_of(struct ut_engine *eng, uint64_t key)
 	uint64_t ver;
 	uint32_t len;
 
-	if (ut_get(eng, key, val, sizeof(val), &len) || row_check(val, len, key, &ver))
+	if (ut_get(eng, key, val, sizeof(val), &len) ||
+	    row_check(val, len, key, &ver))
 		return 0;
 	return ver;
 }
@@ -76,7 +77,8 @@ static int load(struct ut_engine *eng, uint64_t n)
 /* A store named name whose log and pool are size bytes, opened with
  * commit and loaded with keys 0..rows-1; NULL (said why) on failure. */
 static struct ut_engine *loaded_engine(const char *name, uint64_t size,
-				       enum ut_commit_mode commit, uint64_t rows)
+				       enum ut_commit_mode commit,
+				       uint64_t rows)
 {
 	struct ut_err err = { "" };
 	struct ut_engine *eng;
@@ -103,7 +105,8 @@ static void rollback_and_own_writes(void)
 
 	eng = loaded_engine("own", 8 << 20, UT_COMMIT_SYNC, 100);
 	if (!eng) {
-		ktap_ok(0, "a transaction reads its own writes, nobody else does; rollback leaves nothing");
+		ktap_ok(0,
+			"a transaction reads its own writes, nobody else does; rollback leaves nothing");
 		return;
 	}
 	ut_txn_begin(eng, &t);
@@ -139,7 +142,8 @@ static void rollback_and_own_writes(void)
 	      version_of(eng, 5) == 1;
 	if (eng)
 		ut_engine_close(eng, &err);
-	ktap_ok(ok, "a transaction reads its own writes, nobody else does; rollback leaves nothing; the last write to a key wins");
+	ktap_ok(ok,
+		"a transaction reads its own writes, nobody else does; rollback leaves nothing; the last write to a key wins");
 }
 
 /* Writes new keys until one is refused: *n taken before it. */
@@ -169,7 +173,8 @@ static void too_large(void)
 	/* 2 MiB of 16 KiB pages: keys for 32 */
 	if (make_store("big", 8 << 20) ||
 	    !(eng = open_engine(2 << 20, UT_COMMIT_SYNC))) {
-		ktap_ok(0, "a transaction too large is refused at the write that makes it so");
+		ktap_ok(0,
+			"a transaction too large is refused at the write that makes it so");
 		return;
 	}
 	ut_txn_begin(eng, &t);
@@ -185,7 +190,8 @@ static void too_large(void)
 	/* a large pool: the 8 MiB log's 3/32 is the bound */
 	eng = open_engine(64 << 20, UT_COMMIT_SYNC);
 	if (!eng) {
-		ktap_ok(0, "a transaction too large is refused at the write that makes it so");
+		ktap_ok(0,
+			"a transaction too large is refused at the write that makes it so");
 		return;
 	}
 	ut_txn_begin(eng, &t);
@@ -198,7 +204,8 @@ static void too_large(void)
 		ok &= version_of(eng, 5000 + i) == 2;
 	ok &= !version_of(eng, 5000 + n);
 	ut_engine_close(eng, &err2);
-	ktap_ok(ok, "a transaction too large is refused at the write that makes it so (keys, then redo); the writes before it commit");
+	ktap_ok(ok,
+		"a transaction too large is refused at the write that makes it so (keys, then redo); the writes before it commit");
 }
 
 static void last_commit_wins(void)
@@ -210,7 +217,8 @@ static void last_commit_wins(void)
 
 	eng = loaded_engine("race", 8 << 20, UT_COMMIT_LAZY, 100);
 	if (!eng) {
-		ktap_ok(0, "of two transactions writing one key, the last to commit wins whole");
+		ktap_ok(0,
+			"of two transactions writing one key, the last to commit wins whole");
 		return;
 	}
 	ut_txn_begin(eng, &a);
@@ -221,7 +229,8 @@ static void last_commit_wins(void)
 	ok &= version_of(eng, 10) == 20 && version_of(eng, 11) == 20 &&
 	      version_of(eng, 12) == 30;
 	ut_engine_close(eng, &err);
-	ktap_ok(ok, "of two transactions writing one key, the last to commit wins whole");
+	ktap_ok(ok,
+		"of two transactions writing one key, the last to commit wins whole");
 }
 
 struct order {
@@ -252,7 +261,8 @@ static void ascending_inserts(void)
 
 	eng = loaded_engine("asc", 64 << 20, UT_COMMIT_SYNC, 300);
 	if (!eng) {
-		ktap_ok(0, "500 ascending inserts and 100 updates in one commit");
+		ktap_ok(0,
+			"500 ascending inserts and 100 updates in one commit");
 		return;
 	}
 	ut_txn_begin(eng, &t);
@@ -268,7 +278,8 @@ static void ascending_inserts(void)
 		ok &= version_of(eng, k) == (k >= 300 || k % 3 == 0 ? 2u : 1u);
 	if (eng)
 		ut_engine_close(eng, &err);
-	ktap_ok(ok, "500 ascending inserts and 100 updates in one commit: %llu rows in key order after a restart",
+	ktap_ok(ok,
+		"500 ascending inserts and 100 updates in one commit: %llu rows in key order after a restart",
 		(unsigned long long)o.n);
 }
 
@@ -320,7 +331,8 @@ static void deletes_and_a_large_row(void)
 	ok &= !ut_get(eng, 5000, big, sizeof(big), &len) &&
 	      !row_check(big, len, 5000, &ver);
 	ut_engine_close(eng, &err);
-	ktap_ok(ok, "deletes and large rows in one commit: the rows the deletes free count only once applied");
+	ktap_ok(ok,
+		"deletes and large rows in one commit: the rows the deletes free count only once applied");
 }
 
 /* ---- transfers: the sum never changes -------------------------------- */
@@ -346,7 +358,9 @@ static int get_amount(struct ut_txn *t, uint64_t key, int64_t *v)
 {
 	uint32_t len;
 
-	return ut_txn_get(t, key, v, sizeof(*v), &len) || len != sizeof(*v) ? -1 : 0;
+	return ut_txn_get(t, key, v, sizeof(*v), &len) || len != sizeof(*v) ?
+		       -1 :
+		       0;
 }
 
 static void *teller_main(void *arg)
@@ -421,7 +435,8 @@ static void transfers(void)
 
 	if (make_store("bank", 8 << 20) ||
 	    !(bk.eng = open_engine(8 << 20, UT_COMMIT_LAZY))) {
-		ktap_ok(0, "scanners summing every account while tellers move amounts between them");
+		ktap_ok(0,
+			"scanners summing every account while tellers move amounts between them");
 		return;
 	}
 	for (i = 0; i < ACCOUNTS * WRITERS; i++)
@@ -436,8 +451,10 @@ static void transfers(void)
 		pthread_join(th[i], NULL);
 	ok &= !atomic_load(&bk.bad);
 	ut_engine_close(bk.eng, &err);
-	ktap_ok(ok, "scanners summing every account while %u tellers move amounts between them: %lu sums, %d wrong",
-		WRITERS, (unsigned long)atomic_load(&bk.scans), atomic_load(&bk.bad));
+	ktap_ok(ok,
+		"scanners summing every account while %u tellers move amounts between them: %lu sums, %d wrong",
+		WRITERS, (unsigned long)atomic_load(&bk.scans),
+		atomic_load(&bk.bad));
 }
 
 /* ---- kill -9 in the middle of transactions --------------------------- */
@@ -496,7 +513,9 @@ static int halves(struct ut_engine *eng, unsigned *checked)
 					  (unsigned long long)(g * GROUP),
 					  (unsigned long long)v0,
 					  (unsigned long long)(g * GROUP + k),
-					  (unsigned long long)version_of(eng, g * GROUP + k));
+					  (unsigned long long)
+						  version_of(eng,
+							     g * GROUP + k));
 				return 1;
 			}
 		++*checked;
@@ -517,7 +536,8 @@ static void kill9(void)
 
 	if (make_store("kill9", 8 << 20) ||
 	    !(eng = open_engine(2 << 20, UT_COMMIT_SYNC))) {
-		ktap_ok(0, "kill -9 in the middle of transactions of 16 writes");
+		ktap_ok(0,
+			"kill -9 in the middle of transactions of 16 writes");
 		return;
 	}
 	for (g = 0; g < GROUPS; g++) {

@@ -38,7 +38,8 @@ static void latch_count(unsigned cls, uint64_t wait_ns, int waited)
 				  memory_order_relaxed);
 	if (!waited)
 		return;
-	atomic_fetch_add_explicit(&latch_stats[cls].waits, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&latch_stats[cls].waits, 1,
+				  memory_order_relaxed);
 	atomic_fetch_add_explicit(&latch_stats[cls].wait_ns, wait_ns,
 				  memory_order_relaxed);
 }
@@ -73,7 +74,8 @@ static void hold_begin(uint64_t *held_since)
 		*held_since = ut_now_ns();
 }
 
-static void hold_end(unsigned cls, void *latch, uint64_t *held_since, uint32_t *waiters)
+static void hold_end(unsigned cls, void *latch, uint64_t *held_since,
+		     uint32_t *waiters)
 {
 	if (!*held_since)
 		return;
@@ -83,10 +85,12 @@ static void hold_end(unsigned cls, void *latch, uint64_t *held_since, uint32_t *
 	*held_since = 0;
 }
 
-static uint64_t wait_begin(unsigned cls, void *latch, uint32_t *waiters, int exclusive)
+static uint64_t wait_begin(unsigned cls, void *latch, uint32_t *waiters,
+			   int exclusive)
 {
 	__atomic_fetch_add(waiters, 1, __ATOMIC_RELAXED);
-	UT_PROBE(latch__wait__start, cls, latch, exclusive, ut_latch_class_name(cls));
+	UT_PROBE(latch__wait__start, cls, latch, exclusive,
+		 ut_latch_class_name(cls));
 	return ut_now_ns();
 }
 
@@ -136,7 +140,8 @@ void ut_rwlock_init(struct ut_rwlock *l, enum ut_latch_class cls)
 
 	pthread_rwlockattr_init(&attr);
 	/* writers must not starve behind a stream of readers */
-	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlockattr_setkind_np(&attr,
+				      PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
 	pthread_rwlock_init(&l->rw, &attr);
 	pthread_rwlockattr_destroy(&attr);
 	l->cls = cls;
@@ -216,7 +221,8 @@ int ut_cond_wait(pthread_cond_t *c, struct ut_mutex *m, enum ut_latch_class cls,
 	/* the mutex is released while waiting: end its hold */
 	hold_end(m->cls, m, &m->held_since, &m->waiters);
 	if (cls < UT_LATCH_NCLASSES)
-		UT_PROBE(latch__wait__start, cls, m, 1, ut_latch_class_name(cls));
+		UT_PROBE(latch__wait__start, cls, m, 1,
+			 ut_latch_class_name(cls));
 	if (!timeout_ns) {
 		pthread_cond_wait(c, &m->m);
 	} else {

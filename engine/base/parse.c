@@ -66,7 +66,8 @@ void ut_getopt_error(char **argv, char *buf, size_t len)
 	const char *eq = strchr(arg, '=');
 
 	if (strncmp(arg, "--", 2))
-		snprintf(buf, len, "unknown option '-%c'", optopt ? optopt : '?');
+		snprintf(buf, len, "unknown option '-%c'",
+			 optopt ? optopt : '?');
 	else if (optopt && eq)
 		snprintf(buf, len, "%.*s takes no value", (int)(eq - arg), arg);
 	else if (optopt)

@@ -30,7 +30,8 @@ int ut_bpool_init(struct ut_bpool *bp, const struct ut_geom *g, uint64_t bytes,
 	bp->hash_mask = hash_size - 1;
 	bp->mem = ut_io_alloc((size_t)bp->n_frames * g->page_size);
 	bp->frames = calloc(bp->n_frames, sizeof(*bp->frames));
-	bp->hash = calloc(hash_size, sizeof(*bp->hash)); /* NOLINT(bugprone-sizeof-expression): pointers */
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): pointers */
+	bp->hash = calloc(hash_size, sizeof(*bp->hash));
 	if (!bp->mem || !bp->frames || !bp->hash) {
 		ut_bpool_destroy(bp);
 		return ut_err_set(err, -ENOMEM,
@@ -203,7 +204,8 @@ static struct ut_frame *frame_take_locked(struct ut_bpool *bp)
 	/* the LRU from its old end; then pages read ahead, the newest (to
 	 * be used last) first */
 	for (pass = 0; pass < 2; pass++) {
-		for (f = pass ? bp->ra_tail : bp->lru_tail; f; f = f->lru_prev) {
+		for (f = pass ? bp->ra_tail : bp->lru_tail; f;
+		     f = f->lru_prev) {
 			if (!evictable(f))
 				continue;
 			hash_remove(bp, f);
@@ -227,7 +229,8 @@ static void latch(struct ut_frame *f, enum ut_latch_mode mode)
 		ut_rwlock_rdlock(&f->latch);
 }
 
-void ut_bpool_release(struct ut_bpool *bp, struct ut_frame *f, enum ut_latch_mode mode)
+void ut_bpool_release(struct ut_bpool *bp, struct ut_frame *f,
+		      enum ut_latch_mode mode)
 {
 	(void)bp;
 	(void)mode;
@@ -287,7 +290,8 @@ static struct ut_frame *frame_claim(struct ut_bpool *bp, uint32_t page_no,
 		bp->stats.free_waits++;
 		if (bp->need_free)
 			bp->need_free(bp->need_free_arg);
-		ut_cond_wait(&bp->free_cond, &bp->mutex, UT_LATCH_POOL, 100000000ull);
+		ut_cond_wait(&bp->free_cond, &bp->mutex, UT_LATCH_POOL,
+			     100000000ull);
 		*waited = 1;
 		return NULL;
 	}
@@ -330,7 +334,8 @@ int ut_bpool_get(struct ut_bpool *bp, uint32_t page_no, enum ut_latch_mode mode,
 			atomic_fetch_add(&f->fix, 1);
 			if (f->ra_unused) {
 				ra_used(bp, f, !!(flags & UT_GET_SCAN));
-			} else if (bp->lru_head != f && !(flags & UT_GET_SCAN)) {
+			} else if (bp->lru_head != f &&
+				   !(flags & UT_GET_SCAN)) {
 				lru_remove(bp, f);
 				lru_push_head(bp, f);
 			}
@@ -367,7 +372,8 @@ int ut_bpool_get(struct ut_bpool *bp, uint32_t page_no, enum ut_latch_mode mode,
 	return 0;
 }
 
-int ut_bpool_create(struct ut_bpool *bp, uint32_t page_no, struct ut_frame **framep)
+int ut_bpool_create(struct ut_bpool *bp, uint32_t page_no,
+		    struct ut_frame **framep)
 {
 	struct ut_frame *f;
 	int waited;
@@ -436,7 +442,8 @@ void ut_bpool_clean_locked(struct ut_bpool *bp, struct ut_frame *f)
  * while the batch was written), so the walk from the newest end is short.
  * The list stays sorted, and its tail stays the checkpoint's bound.
  */
-static void flush_list_reinsert(struct ut_bpool *bp, struct ut_frame *f, uint64_t oldest_lsn)
+static void flush_list_reinsert(struct ut_bpool *bp, struct ut_frame *f,
+				uint64_t oldest_lsn)
 {
 	struct ut_frame *next;
 
@@ -472,7 +479,8 @@ void ut_bpool_unfix(struct ut_bpool *bp, struct ut_frame *f)
 	atomic_fetch_sub(&f->fix, 1);
 }
 
-void ut_bpool_set_need_free(struct ut_bpool *bp, void (*need_free)(void *arg), void *arg)
+void ut_bpool_set_need_free(struct ut_bpool *bp, void (*need_free)(void *arg),
+			    void *arg)
 {
 	bp->need_free = need_free;
 	bp->need_free_arg = arg;
@@ -560,7 +568,8 @@ struct ut_frame *ut_bpool_claim_read(struct ut_bpool *bp, uint32_t page_no)
 	return f;
 }
 
-int ut_bpool_read_done(struct ut_bpool *bp, struct ut_frame *f, int ret, unsigned flags)
+int ut_bpool_read_done(struct ut_bpool *bp, struct ut_frame *f, int ret,
+		       unsigned flags)
 {
 	if (!ret)
 		ret = frame_unpack(bp, f, flags);

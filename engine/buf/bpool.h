@@ -100,7 +100,8 @@ struct ut_frame *ut_bpool_claim_read(struct ut_bpool *bp, uint32_t page_no);
  * area): unpacked (flags as for ut_bpool_get), or dropped from the pool
  * on an error (its next access reads it again and reports it); the
  * frame released.  Returns the page's error. */
-int ut_bpool_read_done(struct ut_bpool *bp, struct ut_frame *f, int ret, unsigned flags);
+int ut_bpool_read_done(struct ut_bpool *bp, struct ut_frame *f, int ret,
+		       unsigned flags);
 
 int ut_bpool_init(struct ut_bpool *bp, const struct ut_geom *g, uint64_t bytes,
 		  int data_fd, const char *data_path, struct ut_err *err);
@@ -114,8 +115,10 @@ void ut_bpool_destroy(struct ut_bpool *bp);
 int ut_bpool_get(struct ut_bpool *bp, uint32_t page_no, enum ut_latch_mode mode,
 		 unsigned flags, struct ut_frame **framep);
 /* A fresh, X-latched, zeroed frame for a page not yet on disk. */
-int ut_bpool_create(struct ut_bpool *bp, uint32_t page_no, struct ut_frame **framep);
-void ut_bpool_release(struct ut_bpool *bp, struct ut_frame *f, enum ut_latch_mode mode);
+int ut_bpool_create(struct ut_bpool *bp, uint32_t page_no,
+		    struct ut_frame **framep);
+void ut_bpool_release(struct ut_bpool *bp, struct ut_frame *f,
+		      enum ut_latch_mode mode);
 
 /* need_free(arg) is called when a reader waits for a free frame. */
 void ut_bpool_set_need_free(struct ut_bpool *bp, void (*need_free)(void *arg),

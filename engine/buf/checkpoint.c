@@ -26,7 +26,8 @@ void ut_checkpointer_init(struct ut_checkpointer *ck, struct ut_bpool *pool,
 	atomic_init(&ck->count, 0);
 }
 
-void ut_checkpointer_set_due(struct ut_checkpointer *ck, unsigned share, uint64_t ns)
+void ut_checkpointer_set_due(struct ut_checkpointer *ck, unsigned share,
+			     uint64_t ns)
 {
 	ck->due_share = share;
 	ck->due_ns = ns;
@@ -71,8 +72,9 @@ int ut_checkpoint(struct ut_checkpointer *ck)
 	int ret;
 
 	ut_mutex_lock(&ck->mutex);
-	ret = checkpoint_locked(ck, ut_redo_checkpoint_lsn(ck->log, oldest_dirty,
-							   ck->pool));
+	ret = checkpoint_locked(ck,
+				ut_redo_checkpoint_lsn(ck->log, oldest_dirty,
+						       ck->pool));
 	ut_mutex_unlock(&ck->mutex);
 	return ret < 0 ? ret : 0;
 }
@@ -108,8 +110,9 @@ int ut_checkpoint_if_due(struct ut_checkpointer *ck, int urgent)
 		return 0;
 	last = ck->store->ckpt.checkpoint_lsn;
 	lsn = ut_redo_checkpoint_lsn(ck->log, oldest_dirty, ck->pool);
-	if (lsn > last && (urgent || lsn - last >= ck->log->capacity / ck->due_share ||
-			   ut_now_ns() - ck->last_ns >= ck->due_ns))
+	if (lsn > last &&
+	    (urgent || lsn - last >= ck->log->capacity / ck->due_share ||
+	     ut_now_ns() - ck->last_ns >= ck->due_ns))
 		ret = checkpoint_locked(ck, lsn);
 	ut_mutex_unlock(&ck->mutex);
 	return ret;

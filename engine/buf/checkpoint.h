@@ -46,7 +46,8 @@ int ut_checkpoint(struct ut_checkpointer *ck);
 int ut_checkpoint_mirror(struct ut_checkpointer *ck);
 /* When the cleaners' checkpoint is due (default: a sixteenth of the log
  * or a second); before the cleaners start. */
-void ut_checkpointer_set_due(struct ut_checkpointer *ck, unsigned share, uint64_t ns);
+void ut_checkpointer_set_due(struct ut_checkpointer *ck, unsigned share,
+			     uint64_t ns);
 /*
  * The page cleaners' checkpoint: only when it is due, as each costs the
  * data file's fdatasync: when it would move by a sixteenth of the log,

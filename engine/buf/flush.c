@@ -27,7 +27,8 @@ int ut_cleaner_alloc(struct ut_flush *fl, struct ut_cleaner *c)
 	c->fl = fl;
 	c->buf = ut_io_alloc(fl->guard->ops->batch_hdr +
 			     (size_t)batch * fl->pool->geom.page_size);
-	c->frames = calloc(batch, sizeof(*c->frames)); /* NOLINT(bugprone-sizeof-expression): pointers */
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): pointers */
+	c->frames = calloc(batch, sizeof(*c->frames));
 	c->page_nos = calloc(batch, sizeof(*c->page_nos));
 	c->ios = calloc(batch + 1, sizeof(*c->ios));
 	if (!c->buf || !c->frames || !c->page_nos || !c->ios) {
@@ -69,7 +70,8 @@ static unsigned batch_collect(struct ut_flush *fl, struct ut_cleaner *c)
 	return n;
 }
 
-static void batch_finish(struct ut_flush *fl, struct ut_cleaner *c, unsigned n, int ok)
+static void batch_finish(struct ut_flush *fl, struct ut_cleaner *c, unsigned n,
+			 int ok)
 {
 	struct ut_bpool *bp = fl->pool;
 	struct ut_frame *f;
@@ -128,7 +130,8 @@ int ut_flush_batch(struct ut_flush *fl, struct ut_cleaner *c)
 		f = c->frames[i];
 		f->meta.page_no = f->page_no;
 		ut_page_pack(g, &f->meta, f->area,
-			     c->buf + fl->guard->ops->batch_hdr + (size_t)i * ps);
+			     c->buf + fl->guard->ops->batch_hdr +
+				     (size_t)i * ps);
 		c->page_nos[i] = f->page_no;
 		if (f->newest_lsn > newest)
 			newest = f->newest_lsn;
@@ -145,7 +148,8 @@ int ut_flush_batch(struct ut_flush *fl, struct ut_cleaner *c)
 		ret = batch_write(fl, c, n);
 	batch_finish(fl, c, n, !ret);
 	if (t0)
-		UT_PROBE(flush__batch__done, guard_name(fl), n, ut_now_ns() - t0, ret);
+		UT_PROBE(flush__batch__done, guard_name(fl), n,
+			 ut_now_ns() - t0, ret);
 	if (ret) {
 		fl->fatal = ret;
 		return ret;
@@ -207,7 +211,8 @@ static void flush_rate_tick(struct ut_flush *fl)
 		return;
 	fl->rate_tick_ns = now;
 	cur = ut_redo_current(fl->log);
-	target = ut_flush_rate_tick(&fl->rate, now, cur, cur - ut_redo_age(fl->log),
+	target = ut_flush_rate_tick(&fl->rate, now, cur,
+				    cur - ut_redo_age(fl->log),
 				    ut_bpool_oldest_lsn(fl->pool));
 	if (target > fl->target_lsn)
 		fl->target_lsn = target;
@@ -219,7 +224,8 @@ static int cleaner_has_work(struct ut_flush *fl)
 
 	if (fl->free_wanted)
 		return 1;
-	if (ut_bpool_dirty_count(fl->pool) * 100 > fl->pool->n_frames * DIRTY_HIGH_PCT)
+	if (ut_bpool_dirty_count(fl->pool) * 100 >
+	    fl->pool->n_frames * DIRTY_HIGH_PCT)
 		return 1;
 	if (fl->adaptive)
 		flush_rate_tick(fl);
@@ -255,7 +261,8 @@ static int checkpoint_if_due(struct ut_flush *fl)
 		return ret;
 	synced = atomic_load(&fl->pages_synced);
 	while (synced < written &&
-	       !atomic_compare_exchange_weak(&fl->pages_synced, &synced, written))
+	       !atomic_compare_exchange_weak(&fl->pages_synced, &synced,
+					     written))
 		;
 	return 0;
 }
@@ -404,7 +411,8 @@ void ut_cleaners_stop(struct ut_flush *fl)
 void ut_flush_want_log_space(void *arg)
 {
 	struct ut_flush *fl = arg;
-	uint64_t target = ut_redo_current(fl->log) - UT_FLUSH_LWM(fl->log->capacity);
+	uint64_t target =
+		ut_redo_current(fl->log) - UT_FLUSH_LWM(fl->log->capacity);
 
 	ut_mutex_lock(&fl->mutex);
 	if (target > fl->target_lsn)
@@ -426,7 +434,8 @@ void ut_flush_want_free(void *arg)
 /* The forecast mode's sample, every UT_PACE_ADJUST_NS; under pace_mutex.
  * With buffered page writes the cleaners' rate is the page cache's; what
  * the device took is what the checkpoints' syncs covered. */
-static void pace_sample(struct ut_flush *fl, uint64_t now, uint64_t cur, uint64_t age)
+static void pace_sample(struct ut_flush *fl, uint64_t now, uint64_t cur,
+			uint64_t age)
 {
 	struct ut_pace_sample s = { .now_ns = now, .cur_lsn = cur, .age = age };
 	unsigned n, idle = atomic_load(&fl->idle_waits);
@@ -477,7 +486,8 @@ static void log_pace(struct ut_flush *fl)
 		return;
 	/* pacing starts above half the log (forecast: where the cleaners
 	 * go flat out): below it, off, nothing to ask */
-	if (!atomic_load_explicit(&fl->pacing, memory_order_relaxed) && age <= on)
+	if (!atomic_load_explicit(&fl->pacing, memory_order_relaxed) &&
+	    age <= on)
 		return;
 	for (;;) {
 		ut_mutex_lock(&fl->pace_mutex);
@@ -489,7 +499,8 @@ static void log_pace(struct ut_flush *fl)
 			break;
 		ts.tv_sec = ns / 1000000000ull;
 		ts.tv_nsec = ns % 1000000000ull;
-		nanosleep(&ts, NULL); /* the writer's turn, not synchronisation */
+		nanosleep(&ts,
+			  NULL); /* the writer's turn, not synchronisation */
 		slept += ns;
 		age = ut_redo_age(fl->log);
 	}
@@ -535,13 +546,15 @@ int ut_flush_wait_progress(struct ut_flush *fl, uint64_t ns)
 	return stopping;
 }
 
-void ut_flush_get_log_waits(struct ut_flush *fl, uint64_t *waits, uint64_t *wait_ns)
+void ut_flush_get_log_waits(struct ut_flush *fl, uint64_t *waits,
+			    uint64_t *wait_ns)
 {
 	*waits = atomic_load(&fl->log_space_waits);
 	*wait_ns = atomic_load(&fl->log_space_wait_ns);
 }
 
-void ut_flush_get_log_pacing(struct ut_flush *fl, uint64_t *paced, uint64_t *pace_ns)
+void ut_flush_get_log_pacing(struct ut_flush *fl, uint64_t *paced,
+			     uint64_t *pace_ns)
 {
 	*paced = atomic_load(&fl->log_pace_waits);
 	*pace_ns = atomic_load(&fl->log_pace_ns);

@@ -70,7 +70,8 @@ struct ut_flush {
 	unsigned idle_seen; /* idle_waits at the last sample, pace_mutex */
 	atomic_uint_fast64_t log_pace_waits; /* row writes paced, and */
 	atomic_uint_fast64_t log_pace_ns; /* the time they slept */
-	atomic_int log_waiters; /* writers stopped right now: a checkpoint is urgent */
+	atomic_int
+		log_waiters; /* writers stopped right now: a checkpoint is urgent */
 };
 
 void ut_flush_init(struct ut_flush *fl, struct ut_bpool *pool,
@@ -114,9 +115,11 @@ void ut_flush_log_free_check(struct ut_flush *fl);
  * cleaners are stopping. */
 int ut_flush_wait_progress(struct ut_flush *fl, uint64_t ns);
 /* Row operations the log-free check stopped, and the time they waited. */
-void ut_flush_get_log_waits(struct ut_flush *fl, uint64_t *waits, uint64_t *wait_ns);
+void ut_flush_get_log_waits(struct ut_flush *fl, uint64_t *waits,
+			    uint64_t *wait_ns);
 /* Row operations paced near the stop, and the time they slept. */
-void ut_flush_get_log_pacing(struct ut_flush *fl, uint64_t *paced, uint64_t *pace_ns);
+void ut_flush_get_log_pacing(struct ut_flush *fl, uint64_t *paced,
+			     uint64_t *pace_ns);
 /* The error that stopped page writes, or 0. */
 int ut_flush_fatal(const struct ut_flush *fl);
 uint64_t ut_flush_pages_written(struct ut_flush *fl);

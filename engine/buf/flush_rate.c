@@ -34,7 +34,8 @@ double ut_flush_rate_pct(uint64_t capacity, uint64_t age)
 
 /* Folds the redo growth since the last tick into the average; returns
  * the tick's length in seconds (0: the first tick, or no time passed). */
-static double rate_update(struct ut_flush_rate *fr, uint64_t now_ns, uint64_t cur_lsn)
+static double rate_update(struct ut_flush_rate *fr, uint64_t now_ns,
+			  uint64_t cur_lsn)
 {
 	double dt, rate, alpha;
 
@@ -54,7 +55,8 @@ static double rate_update(struct ut_flush_rate *fr, uint64_t now_ns, uint64_t cu
 }
 
 uint64_t ut_flush_rate_tick(struct ut_flush_rate *fr, uint64_t now_ns,
-			    uint64_t cur_lsn, uint64_t ckpt_lsn, uint64_t oldest)
+			    uint64_t cur_lsn, uint64_t ckpt_lsn,
+			    uint64_t oldest)
 {
 	uint64_t age = cur_lsn > ckpt_lsn ? cur_lsn - ckpt_lsn : 0;
 	uint64_t lwm = UT_FLUSH_LWM(fr->capacity);

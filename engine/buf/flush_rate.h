@@ -46,6 +46,7 @@ double ut_flush_rate_pct(uint64_t capacity, uint64_t age);
  * should flush up to now (0: nothing asked).  Never past cur_lsn.
  */
 uint64_t ut_flush_rate_tick(struct ut_flush_rate *fr, uint64_t now_ns,
-			    uint64_t cur_lsn, uint64_t ckpt_lsn, uint64_t oldest);
+			    uint64_t cur_lsn, uint64_t ckpt_lsn,
+			    uint64_t oldest);
 
 #endif

@@ -20,7 +20,8 @@ int ut_prefetch_init(struct ut_prefetch *pf, unsigned cap, unsigned hole_cap,
 	pf->cap = cap;
 	pf->staging_cap = cap + hole_cap; /* room for holes read through */
 	pf->ios = calloc(cap, sizeof(*pf->ios));
-	pf->frames = calloc(cap, sizeof(*pf->frames)); /* NOLINT(bugprone-sizeof-expression): pointers */
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): pointers */
+	pf->frames = calloc(cap, sizeof(*pf->frames));
 	pf->run_first = calloc(cap + 1, sizeof(*pf->run_first));
 	pf->slot = calloc(cap, sizeof(*pf->slot));
 	/* not zeroed: every byte is read into before it is looked at, and
@@ -28,7 +29,8 @@ int ut_prefetch_init(struct ut_prefetch *pf, unsigned cap, unsigned hole_cap,
 	if (posix_memalign((void **)&pf->staging, UT_IO_ALIGN,
 			   (size_t)pf->staging_cap * page_size))
 		pf->staging = NULL;
-	if (!pf->ios || !pf->frames || !pf->run_first || !pf->slot || !pf->staging) {
+	if (!pf->ios || !pf->frames || !pf->run_first || !pf->slot ||
+	    !pf->staging) {
 		ut_prefetch_free(pf);
 		return -ENOMEM;
 	}
@@ -154,10 +156,12 @@ int ut_prefetch_finish(struct ut_bpool *bp, struct ut_prefetch *pf)
 			f = pf->frames[k];
 			ret = pf->ios[i].res == (int)pf->ios[i].len ?
 				      0 :
-				      (pf->ios[i].res < 0 ? pf->ios[i].res : -EIO);
+				      (pf->ios[i].res < 0 ? pf->ios[i].res :
+							    -EIO);
 			if (!ret && !prefetch_direct(pf, i))
 				memcpy(f->area,
-				       pf->staging + (size_t)pf->slot[k] * ps, ps);
+				       pf->staging + (size_t)pf->slot[k] * ps,
+				       ps);
 			ret = ut_bpool_read_done(bp, f, ret, pf->unpack_flags);
 			if (ret && !err)
 				err = ret;

@@ -68,7 +68,8 @@ static double fc_target(const struct ut_redo_pace *p)
  * can hold none and the next a whole batch: until the measurement spans
  * the averaging time it is the mean of all it has seen (a first window
  * that reaped two batches is not taken for the device's pace). */
-static void fc_page_rate(struct ut_redo_pace *p, const struct ut_pace_sample *s, double dt)
+static void fc_page_rate(struct ut_redo_pace *p, const struct ut_pace_sample *s,
+			 double dt)
 {
 	double got, avg_s;
 
@@ -102,7 +103,8 @@ static void fc_page_rate(struct ut_redo_pace *p, const struct ut_pace_sample *s,
  * turn of the dirty pages.  The target leaves room for the longest
  * stall of the cleaners seen lately: the checkpoint stands still then
  * while writers go on at the rate. */
-static double fc_want(const struct ut_redo_pace *p, const struct ut_pace_sample *s)
+static double fc_want(const struct ut_redo_pace *p,
+		      const struct ut_pace_sample *s)
 {
 	double full = fc_target(p), target, turn, spent, budget, factor;
 
@@ -133,10 +135,12 @@ static double fc_want(const struct ut_redo_pace *p, const struct ut_pace_sample 
 }
 
 /* The rate just set and what it rests on, for the pace__adjust probe. */
-static void probe_adjust(const struct ut_redo_pace *p, const struct ut_pace_sample *s)
+static void probe_adjust(const struct ut_redo_pace *p,
+			 const struct ut_pace_sample *s)
 {
-	UT_PROBE(pace__adjust, (uint64_t)p->rate, (uint64_t)p->page_rate, s->n_dirty,
-		 s->age, s->flush_age, (uint64_t)(p->stall_max * 1000));
+	UT_PROBE(pace__adjust, (uint64_t)p->rate, (uint64_t)p->page_rate,
+		 s->n_dirty, s->age, s->flush_age,
+		 (uint64_t)(p->stall_max * 1000));
 }
 
 void ut_redo_pace_adjust(struct ut_redo_pace *p, const struct ut_pace_sample *s)
@@ -160,9 +164,10 @@ void ut_redo_pace_adjust(struct ut_redo_pace *p, const struct ut_pace_sample *s)
 	stop = UT_FLUSH_STOP(p->capacity);
 	if (s->age > urgent) /* near the stop, whatever the forecast says:
 			      * down to half the rate at the stop */
-		want *= s->age >= stop ? 0.5 :
-					 1.0 - 0.5 * (s->age - urgent) /
-							 (double)(stop - urgent);
+		want *= s->age >= stop ?
+				0.5 :
+				1.0 - 0.5 * (s->age - urgent) /
+						(double)(stop - urgent);
 	if (p->rate && want > p->rate)
 		want = p->rate + (want - p->rate) * dt / (dt + FC_RAISE_S);
 	ut_redo_pace_set_rate(p, s->now_ns, s->cur_lsn, want);

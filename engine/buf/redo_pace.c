@@ -84,7 +84,8 @@ static void pace_adjust(struct ut_redo_pace *p, uint64_t now_ns,
 		p->free_rate +=
 			(freed - p->free_rate) * dt / (dt + free_avg_s(p, age));
 	}
-	factor = 1.0 + PACE_GAIN * ((double)pace_target(p) - (double)age) / p->capacity;
+	factor = 1.0 + PACE_GAIN * ((double)pace_target(p) - (double)age) /
+			       p->capacity;
 	if (factor < PACE_FACTOR_MIN)
 		factor = PACE_FACTOR_MIN;
 	if (factor > PACE_FACTOR_MAX)
@@ -108,7 +109,8 @@ void ut_redo_pace_set_rate(struct ut_redo_pace *p, uint64_t now_ns,
 	p->rate = rate;
 }
 
-uint64_t ut_redo_pace_wait(struct ut_redo_pace *p, uint64_t now_ns, uint64_t cur_lsn)
+uint64_t ut_redo_pace_wait(struct ut_redo_pace *p, uint64_t now_ns,
+			   uint64_t cur_lsn)
 {
 	double allowed, burst, wait;
 
@@ -125,7 +127,8 @@ uint64_t ut_redo_pace_wait(struct ut_redo_pace *p, uint64_t now_ns, uint64_t cur
 	if ((double)cur_lsn <= allowed)
 		return 0;
 	wait = ((double)cur_lsn - allowed) / p->rate * 1e9;
-	return wait > UT_PACE_SLEEP_MAX_NS ? UT_PACE_SLEEP_MAX_NS : (uint64_t)wait;
+	return wait > UT_PACE_SLEEP_MAX_NS ? UT_PACE_SLEEP_MAX_NS :
+					     (uint64_t)wait;
 }
 
 uint64_t ut_redo_pace_admit(struct ut_redo_pace *p, uint64_t now_ns,

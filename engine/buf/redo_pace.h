@@ -73,7 +73,8 @@
 struct ut_redo_pace {
 	uint64_t capacity; /* the redo log's usable bytes */
 	double rate; /* redo bytes a second allowed; 0: not pacing */
-	uint64_t base_lsn, base_ns; /* allowed(t) = base_lsn + rate (t - base_ns) */
+	uint64_t base_lsn,
+		base_ns; /* allowed(t) = base_lsn + rate (t - base_ns) */
 	uint64_t adjust_ns; /* the last adjustment; 0 before the first */
 	uint64_t adjust_lsn; /* the log's head then */
 	uint64_t adjust_ckpt; /* and the checkpoint */
@@ -120,7 +121,8 @@ void ut_redo_pace_forecast(struct ut_redo_pace *p, uint64_t on_age);
 int ut_redo_pace_due(const struct ut_redo_pace *p, uint64_t now_ns);
 
 /* Forecast mode: the rate from a sample. */
-void ut_redo_pace_adjust(struct ut_redo_pace *p, const struct ut_pace_sample *s);
+void ut_redo_pace_adjust(struct ut_redo_pace *p,
+			 const struct ut_pace_sample *s);
 
 /* The clock so far at the old rate (from cur_lsn if there was none),
  * rate from now_ns on (0: not pacing). */
@@ -129,6 +131,7 @@ void ut_redo_pace_set_rate(struct ut_redo_pace *p, uint64_t now_ns,
 
 /* Before a row write with the log's head at cur_lsn: how long to sleep
  * before looking again (0: go), by the rate last set. */
-uint64_t ut_redo_pace_wait(struct ut_redo_pace *p, uint64_t now_ns, uint64_t cur_lsn);
+uint64_t ut_redo_pace_wait(struct ut_redo_pace *p, uint64_t now_ns,
+			   uint64_t cur_lsn);
 
 #endif

@@ -79,7 +79,8 @@ int ack_dev_put(struct ack_dev *ad, uint64_t key, uint64_t version)
 	if (slot >= ad->slots)
 		return -ENOSPC;
 	memset(rec, 0, ad->slot_bytes);
-	snprintf(rec, ad->slot_bytes, "%" PRIu64 " %" PRIu64 "\n", key, version);
+	snprintf(rec, ad->slot_bytes, "%" PRIu64 " %" PRIu64 "\n", key,
+		 version);
 	n = pwrite(ad->fd, rec, ad->slot_bytes, (off_t)(slot * ad->slot_bytes));
 	if (n < 0)
 		return -errno;

@@ -75,7 +75,8 @@ static inline const char *acks_num(const char *p, uint64_t *v)
  * with *bad_line (1-based) set for a malformed line; -errno when the
  * file cannot be read (a directory: -EISDIR); -ENOMEM.
  */
-static inline int acks_read(struct acks *a, FILE *in, uint64_t *bad_line, unsigned *cut)
+static inline int acks_read(struct acks *a, FILE *in, uint64_t *bad_line,
+			    unsigned *cut)
 {
 	uint64_t key, ver;
 	const char *p;

@@ -142,8 +142,10 @@ static int ack_dev_record(struct bench *b, uint64_t key, uint64_t version)
 
 	if (ret == -ENOSPC) {
 		if (!atomic_exchange(&b->ack_dev_full, 1))
-			fprintf(stderr, "untorn: bench: %s is full after %llu acknowledgements; the rest are not recorded\n",
-				b->ack_dev_path, (unsigned long long)b->ack_dev.slots);
+			fprintf(stderr,
+				"untorn: bench: %s is full after %llu acknowledgements; the rest are not recorded\n",
+				b->ack_dev_path,
+				(unsigned long long)b->ack_dev.slots);
 		return 0;
 	}
 	if (ret && !atomic_exchange(&b->failed, 1)) {
@@ -156,7 +158,8 @@ static int ack_dev_record(struct bench *b, uint64_t key, uint64_t version)
 }
 
 /* Tells --ack-fd and --ack-dev of a committed transaction's writes. */
-static int txn_ack(struct bench *b, const uint64_t *keys, uint64_t version, unsigned n)
+static int txn_ack(struct bench *b, const uint64_t *keys, uint64_t version,
+		   unsigned n)
 {
 	char ack[64];
 	unsigned i;
@@ -167,7 +170,8 @@ static int txn_ack(struct bench *b, const uint64_t *keys, uint64_t version, unsi
 
 		if (b->ack_fd >= 0) {
 			len = snprintf(ack, sizeof(ack),
-				       "%" PRIu64 " %" PRIu64 "\n", keys[i], ver);
+				       "%" PRIu64 " %" PRIu64 "\n", keys[i],
+				       ver);
 			if (write(b->ack_fd, ack, len) != len)
 				b->ack_fd = -1;
 		}
@@ -224,7 +228,8 @@ static int txn_run(struct worker *w, uint64_t *keys, uint64_t *version,
 		row_value(val, b->value_size, keys[i], *version + 1 + i, w->id);
 		if (link) {
 			nx = txn_next(keys, b->txn_writes, i);
-			row_link(val, b->value_size, keys[nx], *version + 1 + nx);
+			row_link(val, b->value_size, keys[nx],
+				 *version + 1 + nx);
 		}
 		ret = ut_txn_put(&t, keys[i], val, b->value_size, err);
 		if (ret) {
@@ -329,7 +334,8 @@ struct bench_result {
 };
 
 /* The counters of a that grew since b (the warm-up's share removed). */
-static void stats_since(struct ut_engine_stats *a, const struct ut_engine_stats *b)
+static void stats_since(struct ut_engine_stats *a,
+			const struct ut_engine_stats *b)
 {
 	a->commits -= b->commits;
 	a->pages_written -= b->pages_written;
@@ -431,7 +437,8 @@ static void percentiles(struct worker *w, unsigned n, struct bench_result *r)
 	free(all);
 }
 
-static void print_json(struct bench *b, const struct bench_result *r, const char *dir)
+static void print_json(struct bench *b, const struct bench_result *r,
+		       const char *dir)
 {
 	const char *writer = ut_engine_page_writer(b->eng);
 	struct json j;
@@ -479,7 +486,8 @@ static void print_json(struct bench *b, const struct bench_result *r, const char
 	json_u64(&j, "log_pace_waits", r->st.log_pace_waits);
 	json_u64(&j, "log_pace_ns", r->st.log_pace_ns);
 	json_u64(&j, "checkpoint_age_max", r->ages.max);
-	json_u64(&j, "checkpoint_age_mean", r->ages.n ? r->ages.sum / r->ages.n : 0);
+	json_u64(&j, "checkpoint_age_mean",
+		 r->ages.n ? r->ages.sum / r->ages.n : 0);
 	json_u64(&j, "log_capacity", r->st.log_capacity);
 	json_u64(&j, "commit_p50_us", r->p50);
 	json_u64(&j, "commit_p95_us", r->p95);
@@ -522,7 +530,8 @@ static void print_table(struct bench *b, const struct bench_result *r)
 	       (unsigned long long)b->txn_writes, b->txn_writes > 1 ? "s" : "");
 	if (r->n_sec)
 		printf("  %-22s %12llu / %llu (%.2f), %u below half, %u at zero\n",
-		       "second median / worst", (unsigned long long)r->sec_median,
+		       "second median / worst",
+		       (unsigned long long)r->sec_median,
 		       (unsigned long long)r->sec_worst,
 		       r->sec_median ? (double)r->sec_worst / r->sec_median : 0,
 		       r->below_half, r->zero_secs);
@@ -530,7 +539,9 @@ static void print_table(struct bench *b, const struct bench_result *r)
 		printf("  %-22s %12u\n", "seconds below 1/4", r->below_quarter);
 		printf("  %-22s %12u s%s (longest stretch below half: %u s)\n",
 		       "settled after", r->settle_secs,
-		       r->settled ? "" : " (not settled: the last second is below half)",
+		       r->settled ?
+			       "" :
+			       " (not settled: the last second is below half)",
 		       r->longest_below_half);
 	}
 	printf("  %-22s %12llu / %llu / %llu\n", "commit p50/p95/p99 us",
@@ -538,7 +549,8 @@ static void print_table(struct bench *b, const struct bench_result *r)
 	       (unsigned long long)r->p99);
 	printf("  %-22s %12llu\n", "pages written",
 	       (unsigned long long)r->st.pages_written);
-	printf("  %-22s %12lld\n", "device bytes written", (long long)r->device_bytes);
+	printf("  %-22s %12lld\n", "device bytes written",
+	       (long long)r->device_bytes);
 	printf("  %-22s %12llu\n", "redo bytes written",
 	       (unsigned long long)r->st.redo_bytes_written);
 	printf("  %-22s %12llu\n", "fsyncs", (unsigned long long)r->st.fsyncs);
@@ -546,10 +558,12 @@ static void print_table(struct bench *b, const struct bench_result *r)
 	       r->st.log_space_wait_ns / 1e6,
 	       (unsigned long long)r->st.log_space_waits);
 	printf("  %-22s %12.3f ms (%llu row writes)\n", "log pacing",
-	       r->st.log_pace_ns / 1e6, (unsigned long long)r->st.log_pace_waits);
+	       r->st.log_pace_ns / 1e6,
+	       (unsigned long long)r->st.log_pace_waits);
 	printf("  %-22s %12.1f %% of the log (%s flushing), mean %.1f %%\n",
 	       "checkpoint age peak",
-	       r->st.log_capacity ? 100.0 * r->ages.max / r->st.log_capacity : 0,
+	       r->st.log_capacity ? 100.0 * r->ages.max / r->st.log_capacity :
+				    0,
 	       b->adaptive ? "adaptive" : "eager",
 	       r->st.log_capacity && r->ages.n ?
 		       100.0 * r->ages.sum / r->ages.n / r->st.log_capacity :
@@ -598,7 +612,8 @@ static int bench_regime(int argc, char **argv, struct bench *b,
 		b->warmup = 20; /* the forecast pacing settles in 0-6 s */
 	} else {
 		return cli_usage_fail("bench",
-				      "--regime is commit or flush, not '%s'", name);
+				      "--regime is commit or flush, not '%s'",
+				      name);
 	}
 	b->lazy = eo->commit == UT_COMMIT_LAZY;
 	return 0;
@@ -648,17 +663,21 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 				return -1;
 			break;
 		case 'f':
-			if (strcmp(optarg, "adaptive") && strcmp(optarg, "eager"))
-				return cli_usage_fail("bench", "--flushing is adaptive or eager, not '%s'",
+			if (strcmp(optarg, "adaptive") &&
+			    strcmp(optarg, "eager"))
+				return cli_usage_fail("bench",
+						      "--flushing is adaptive or eager, not '%s'",
 						      optarg);
 			b->adaptive = !strcmp(optarg, "adaptive");
 			eo->flushing = b->adaptive ? UT_FLUSHING_ADAPTIVE :
 						     UT_FLUSHING_EAGER;
 			break;
 		case 'P':
-			if (strcmp(optarg, "forecast") && strcmp(optarg, "on") &&
-			    strcmp(optarg, "age") && strcmp(optarg, "off"))
-				return cli_usage_fail("bench", "--pacing is forecast (or on), age or off, not '%s'",
+			if (strcmp(optarg, "forecast") &&
+			    strcmp(optarg, "on") && strcmp(optarg, "age") &&
+			    strcmp(optarg, "off"))
+				return cli_usage_fail("bench",
+						      "--pacing is forecast (or on), age or off, not '%s'",
 						      optarg);
 			eo->no_pacing = !strcmp(optarg, "off");
 			eo->pace_age = !strcmp(optarg, "age");
@@ -678,7 +697,8 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 			break;
 		case 'c':
 			if (strcmp(optarg, "sync") && strcmp(optarg, "lazy"))
-				return cli_usage_fail("bench", "--commit is sync or lazy, not '%s'",
+				return cli_usage_fail("bench",
+						      "--commit is sync or lazy, not '%s'",
 						      optarg);
 			eo->commit = !strcmp(optarg, "sync") ? UT_COMMIT_SYNC :
 							       UT_COMMIT_LAZY;
@@ -691,12 +711,14 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 			break;
 		case 'n':
 			if (cli_parse_count("bench", "--txn-writes", optarg, 1,
-					    UT_BENCH_TXN_WRITES_MAX, &b->txn_writes))
+					    UT_BENCH_TXN_WRITES_MAX,
+					    &b->txn_writes))
 				return -1;
 			break;
 		case 'v':
 			if (cli_parse_size("bench", "--value-size", optarg,
-					   ROW_VALUE_MIN, 65536, &b->value_size))
+					   ROW_VALUE_MIN, 65536,
+					   &b->value_size))
 				return -1;
 			break;
 		case 'p':
@@ -711,12 +733,14 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 			b->rows_given = 1;
 			break;
 		case 'C':
-			if (cli_parse_count("bench", "--cleaners", optarg, 1, 64, &v))
+			if (cli_parse_count("bench", "--cleaners", optarg, 1,
+					    64, &v))
 				return -1;
 			eo->cleaners = v;
 			break;
 		case 'a':
-			if (cli_parse_count("bench", "--ack-fd", optarg, 0, 1 << 20, &v))
+			if (cli_parse_count("bench", "--ack-fd", optarg, 0,
+					    1 << 20, &v))
 				return -1;
 			b->ack_fd = v;
 			break;
@@ -756,8 +780,9 @@ static void tick(uint64_t until)
  * series[*n] (a second missed, the thread descheduled, is one of 0),
  * counted from last; with ages, the checkpoint age at each second too.
  */
-static void count_seconds(struct bench *b, uint64_t t0, unsigned n_max, uint64_t last,
-			  uint64_t *series, unsigned *n, struct age_samples *ages)
+static void count_seconds(struct bench *b, uint64_t t0, unsigned n_max,
+			  uint64_t last, uint64_t *series, unsigned *n,
+			  struct age_samples *ages)
 {
 	uint64_t next = t0 + 1000000000ull, done;
 	uint64_t t_end = t0 + n_max * 1000000000ull;
@@ -824,7 +849,9 @@ static int bench_run(struct bench *b, struct worker *w, struct bench_result *r)
 	stats_since(&r->st, &st0);
 	ut_latch_stats_get(r->latch);
 	r->device_bytes =
-		dev0 < 0 ? -1 : device_bytes_written(ut_engine_data_path(b->eng)) - dev0;
+		dev0 < 0 ? -1 :
+			   device_bytes_written(ut_engine_data_path(b->eng)) -
+				   dev0;
 	return started == b->threads ? 0 : -EAGAIN;
 }
 
@@ -841,7 +868,8 @@ int cmd_bench(int argc, char **argv)
 		return cmd_bench_scan(argc - 1, argv + 1);
 	if (argc < 2 || (strcmp(argv[1], "write") &&
 			 strcmp(argv[1], "--help") && strcmp(argv[1], "-h")))
-		return cli_usage_fail("bench", "the benchmarks are 'untorn bench write DIR' and 'untorn bench scan DIR'");
+		return cli_usage_fail("bench",
+				      "the benchmarks are 'untorn bench write DIR' and 'untorn bench scan DIR'");
 	if (strcmp(argv[1], "write")) {
 		fputs(bench_help, stdout);
 		return EXIT_OK;
@@ -855,9 +883,11 @@ int cmd_bench(int argc, char **argv)
 		if (ret)
 			return cli_fail("--ack-dev %s: %s; give a block device or a preallocated file for the acknowledgements",
 					b.ack_dev_path,
-					ret == -ENOTBLK ? "neither a block device nor a regular file" :
-					ret == -ENOSPC ? "too small for one record" :
-							 strerror(-ret));
+					ret == -ENOTBLK ?
+						"neither a block device nor a regular file" :
+					ret == -ENOSPC ?
+						"too small for one record" :
+						strerror(-ret));
 	}
 	if (cli_engine_open(argv[optind + 1], &eo, &b.eng)) {
 		ack_dev_close(&b.ack_dev);
@@ -868,7 +898,8 @@ int cmd_bench(int argc, char **argv)
 
 		cli_engine_close(b.eng);
 		ack_dev_close(&b.ack_dev);
-		return cli_usage_fail("bench", "--value-size %llu exceeds %u, 1/8 of this store's page",
+		return cli_usage_fail("bench",
+				      "--value-size %llu exceeds %u, 1/8 of this store's page",
 				      (unsigned long long)b.value_size, max);
 	}
 	if (!b.rows_given) /* a full scan: slow on a cold disk, see --rows */

@@ -83,10 +83,12 @@ static int check_store(const char *dir, int as_json)
 		return cli_fail_err(&err, ret);
 	if (!as_json)
 		printf("%s: %llu pages: %llu sound, %llu empty, %llu bad (%llu bad blocks); %llu reads in %llu submits, %.3f s\n",
-		       dir, (unsigned long long)s.pages, (unsigned long long)s.sound,
-		       (unsigned long long)s.empty, (unsigned long long)s.bad_pages,
-		       (unsigned long long)s.bad_blocks, (unsigned long long)s.ios,
-		       (unsigned long long)s.submits, s.seconds);
+		       dir, (unsigned long long)s.pages,
+		       (unsigned long long)s.sound, (unsigned long long)s.empty,
+		       (unsigned long long)s.bad_pages,
+		       (unsigned long long)s.bad_blocks,
+		       (unsigned long long)s.ios, (unsigned long long)s.submits,
+		       s.seconds);
 	return s.bad_pages ? EXIT_CORRUPT : EXIT_OK;
 }
 
@@ -95,7 +97,8 @@ int cmd_check(int argc, char **argv)
 	const char *dir;
 	int as_json, ret;
 
-	ret = cli_parse_json_dir("check", check_help, argc, argv, &as_json, &dir);
+	ret = cli_parse_json_dir("check", check_help, argc, argv, &as_json,
+				 &dir);
 	if (ret)
 		return ret == 1 ? EXIT_OK : ret;
 	return check_store(dir, as_json);

@@ -63,7 +63,8 @@ static int dump_row(uint64_t key, const void *val, uint32_t len, void *user)
 		return 1;
 	}
 	n = (size_t)snprintf(d->line, DUMP_LINE_EXTRA,
-			     d->jsonl ? "{\"key\": %llu, \"value\": \"" : "%llu\t",
+			     d->jsonl ? "{\"key\": %llu, \"value\": \"" :
+					"%llu\t",
 			     (unsigned long long)key);
 	for (i = 0; i < len; i++) {
 		d->line[n++] = hexdig[v[i] >> 4];
@@ -78,7 +79,8 @@ static int dump_row(uint64_t key, const void *val, uint32_t len, void *user)
 	d->bytes += len;
 	/* the share of the key range passed */
 	span = d->last > d->first ? (double)(d->last - d->first) : 1;
-	cli_progress_update_share(&d->prog, d->rows, (key - d->first) / span, d->bytes);
+	cli_progress_update_share(&d->prog, d->rows, (key - d->first) / span,
+				  d->bytes);
 	return 0;
 }
 
@@ -150,7 +152,8 @@ int cmd_dump(int argc, char **argv)
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "tsv") && strcmp(optarg, "jsonl"))
-				return cli_usage_fail("dump", "--format is tsv or jsonl, not '%s'",
+				return cli_usage_fail("dump",
+						      "--format is tsv or jsonl, not '%s'",
 						      optarg);
 			d.jsonl = !strcmp(optarg, "jsonl");
 			break;
@@ -214,7 +217,8 @@ int cmd_dump(int argc, char **argv)
 				argv[optind], (unsigned long long)d.rows,
 				strerror(-ret));
 	}
-	fprintf(stderr, "untorn: dumped %llu rows (%.1f MB of values) in %.2f s\n",
+	fprintf(stderr,
+		"untorn: dumped %llu rows (%.1f MB of values) in %.2f s\n",
 		(unsigned long long)d.rows, d.bytes / 1e6, st.seconds);
 	return cli_engine_close(eng) ? EXIT_ERROR : EXIT_OK;
 }

@@ -107,7 +107,8 @@ static int guards_get(const char *key, const char *name)
 				      ut_guard_names());
 	v = fact(ops, key, buf, sizeof(buf));
 	if (!v)
-		return cli_usage_fail("guards", "unknown fact '%s'; see untorn guards --help",
+		return cli_usage_fail("guards",
+				      "unknown fact '%s'; see untorn guards --help",
 				      key);
 	printf("%s\n", v);
 	return EXIT_OK;
@@ -146,7 +147,8 @@ static void guards_text(void)
 	for (i = 0; (ops = ut_guard_at(i)); i++) {
 		printf("%-12s (id %u) %s\n", ops->name, ops->id, ops->help);
 		printf("             init %s, measured on %s, O_DIRECT: %s",
-		       ops->needs_unsafe ? "needs --unsafe" : "checks the filesystem",
+		       ops->needs_unsafe ? "needs --unsafe" :
+					   "checks the filesystem",
 		       fact(ops, "bench_fs", buf, sizeof(buf)),
 		       direct_names[ops->direct]);
 		if (ops->file)
@@ -160,11 +162,13 @@ static void guards_text(void)
 
 int cmd_guards(int argc, char **argv)
 {
-	static const struct option opts[] = { { "list", no_argument, NULL, 'l' },
-					      { "json", no_argument, NULL, 'j' },
-					      { "get", required_argument, NULL, 'g' },
-					      { "help", no_argument, NULL, 'h' },
-					      { 0 } };
+	static const struct option opts[] = {
+		{ "list", no_argument, NULL, 'l' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "get", required_argument, NULL, 'g' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
 	const struct ut_guard_ops *ops;
 	const char *get = NULL;
 	int c, list = 0, json = 0;
@@ -189,7 +193,8 @@ int cmd_guards(int argc, char **argv)
 		}
 	}
 	if (list + json + !!get > 1)
-		return cli_usage_fail("guards", "give one of --list, --json and --get");
+		return cli_usage_fail("guards",
+				      "give one of --list, --json and --get");
 	if (get)
 		return optind == argc - 1 ?
 			       guards_get(get, argv[optind]) :

@@ -52,7 +52,8 @@ static void time_str(uint64_t t, char *buf, size_t len)
 	time_t tt = t;
 	struct tm tm;
 
-	if (!gmtime_r(&tt, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+	if (!gmtime_r(&tt, &tm) ||
+	    !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
 		snprintf(buf, len, "invalid (%llu)", (unsigned long long)t);
 }
 
@@ -64,12 +65,14 @@ static const char *slot_status(int e)
 }
 
 /* how the engine writes pages here, and the guard's note on it */
-static const char *page_writes(const struct ut_store *st, char *note, size_t len)
+static const char *page_writes(const struct ut_store *st, char *note,
+			       size_t len)
 {
 	const struct ut_guard_ops *ops = ut_guard_ops(st->sb.guard);
 
 	note[0] = '\0';
-	return ops->page_writes ? ops->page_writes(st->sb.flags, note, len) : "io_uring";
+	return ops->page_writes ? ops->page_writes(st->sb.flags, note, len) :
+				  "io_uring";
 }
 
 static void info_text_writes(const struct ut_store *st)
@@ -104,9 +107,10 @@ static void tree_text(const struct tree_census *c)
 		return;
 	}
 	printf("tree         %u level%s, %llu rows in %llu lea%s; %.1f %% of the steps from a leaf to the next jump (mean %.0f pages)\n",
-	       c->height, c->height == 1 ? "" : "s", (unsigned long long)c->rows,
-	       (unsigned long long)c->leaves, c->leaves == 1 ? "f" : "ves",
-	       100.0 * c->fragmentation, c->mean_jump_pages);
+	       c->height, c->height == 1 ? "" : "s",
+	       (unsigned long long)c->rows, (unsigned long long)c->leaves,
+	       c->leaves == 1 ? "f" : "ves", 100.0 * c->fragmentation,
+	       c->mean_jump_pages);
 }
 
 static void info_json(const struct ut_store *st, const char *uuid,
@@ -130,7 +134,8 @@ static void info_json(const struct ut_store *st, const char *uuid,
 	json_str(&j, "redo_log", where);
 	if (guard->file) {
 		snprintf(key, sizeof(key), "%s_file", guard->file->label);
-		ut_place_where(st->dir, guard->file->name, where, sizeof(where));
+		ut_place_where(st->dir, guard->file->name, where,
+			       sizeof(where));
 		json_str(&j, key, where);
 	}
 	json_str(&j, "page_writes", page_writes(st, note, sizeof(note)));
@@ -154,7 +159,8 @@ static void info_json(const struct ut_store *st, const char *uuid,
 		json_str(&j, NULL, slot_status(st->slot_err[i]));
 	json_arr_close(&j);
 	json_obj_open(&j, "io");
-	json_str(&j, "path", ut_ring_uses_uring(st->ring) ? "io_uring" : "pread");
+	json_str(&j, "path",
+		 ut_ring_uses_uring(st->ring) ? "io_uring" : "pread");
 	json_str(&j, "fallback_reason", ut_ring_fallback_reason(st->ring));
 	json_obj_close(&j);
 	json_str(&j, "crc32c", ut_crc32c_impl());
@@ -182,8 +188,9 @@ static void info_text(const struct ut_store *st, const char *uuid,
 		      const char *created, const struct tree_census *c)
 {
 	printf("store        %s\n", st->dir);
-	printf("data file    %s: %llu pages allocated, %u in use\n", st->data_path,
-	       (unsigned long long)st->file_pages, st->ckpt.n_pages);
+	printf("data file    %s: %llu pages allocated, %u in use\n",
+	       st->data_path, (unsigned long long)st->file_pages,
+	       st->ckpt.n_pages);
 	printf("format       version %u\n", st->sb.version);
 	printf("page size    %u bytes: %u blocks of %u, %u bytes of records\n",
 	       st->geom.page_size, st->geom.n_blocks, st->geom.block_size,

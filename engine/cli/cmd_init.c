@@ -48,18 +48,22 @@ static void init_help(void)
 
 	fputs(init_help_head, stdout);
 	for (i = 0; (ops = ut_guard_at(i)); i++)
-		printf("                       %-12s %s\n", ops->name, ops->help);
+		printf("                       %-12s %s\n", ops->name,
+		       ops->help);
 	fputs(init_help_tail, stdout);
 	for (i = 0; (ops = ut_guard_at(i)); i++) {
 		if (ops->file && ops->file->dir_opt) {
-			snprintf(arg, sizeof(arg), "--%s DIR", ops->file->dir_opt);
+			snprintf(arg, sizeof(arg), "--%s DIR",
+				 ops->file->dir_opt);
 			printf("  %-18s the %s (%s) in DIR, linked from the\n"
 			       "                     store; guard %s only\n",
-			       arg, ops->file->what, ops->file->name, ops->name);
+			       arg, ops->file->what, ops->file->name,
+			       ops->name);
 		}
 		for (o = ops->opts; o && o->name; o++) {
 			snprintf(arg, sizeof(arg), "--%s %s", o->name, o->arg);
-			printf("  %-18s %s; guard %s only\n", arg, o->help, ops->name);
+			printf("  %-18s %s; guard %s only\n", arg, o->help,
+			       ops->name);
 		}
 	}
 }
@@ -71,7 +75,8 @@ static int parse_page_size(const char *arg, const char *what, uint32_t *out)
 
 	ret = ut_parse_size(arg, UINT32_MAX, &v);
 	if (ret)
-		return cli_usage_fail("init", "%s '%s' is not a size; write it like 16k or 16384",
+		return cli_usage_fail("init",
+				      "%s '%s' is not a size; write it like 16k or 16384",
 				      what, arg);
 	*out = v;
 	return 0;
@@ -110,10 +115,12 @@ static void init_options(struct option *opts, const char **names)
 			opts[n++] = (struct option){ ops->file->dir_opt,
 						     required_argument, NULL,
 						     OPT_GUARD_DIR + (int)i };
-		for (o = ops->opts; o && o->name && n < INIT_OPTS_MAX - 1; o++) {
+		for (o = ops->opts; o && o->name && n < INIT_OPTS_MAX - 1;
+		     o++) {
 			names[k] = o->name;
 			opts[n++] = (struct option){ o->name, required_argument,
-						     NULL, OPT_GUARD_ARG + (int)k };
+						     NULL,
+						     OPT_GUARD_ARG + (int)k };
 			k++;
 		}
 	}
@@ -129,7 +136,8 @@ static int init_guard_opt(int c, const char *const *names, const char *arg,
 
 	if (c >= OPT_GUARD_ARG) {
 		if (a->n >= UT_GUARD_ARGS_MAX)
-			return cli_usage_fail("init", "too many guard options; give at most %u",
+			return cli_usage_fail("init",
+					      "too many guard options; give at most %u",
 					      UT_GUARD_ARGS_MAX);
 		a->v[a->n].name = names[c - OPT_GUARD_ARG];
 		a->v[a->n].value = arg;
@@ -142,20 +150,24 @@ static int init_guard_opt(int c, const char *const *names, const char *arg,
 }
 
 /* Each guard option given is the chosen guard's. */
-static int init_guard_opts_fit(const struct ut_init_opts *io, const char *dir_of)
+static int init_guard_opts_fit(const struct ut_init_opts *io,
+			       const char *dir_of)
 {
 	const char *guard = ut_guard_name(io->guard);
 	const struct ut_guard_ops *owner;
 	unsigned i;
 
 	if (dir_of && strcmp(dir_of, guard))
-		return cli_usage_fail("init", "--%s is for the %s guard; guard '%s' has no %s",
-				      ut_guard_find(dir_of)->file->dir_opt, dir_of,
-				      guard, ut_guard_find(dir_of)->file->what);
+		return cli_usage_fail("init",
+				      "--%s is for the %s guard; guard '%s' has no %s",
+				      ut_guard_find(dir_of)->file->dir_opt,
+				      dir_of, guard,
+				      ut_guard_find(dir_of)->file->what);
 	for (i = 0; i < io->guard_args.n; i++) {
 		owner = ut_guard_opt_owner(io->guard_args.v[i].name);
 		if (strcmp(owner->name, guard))
-			return cli_usage_fail("init", "--%s is for the %s guard; guard '%s' does not take it",
+			return cli_usage_fail("init",
+					      "--%s is for the %s guard; guard '%s' does not take it",
 					      io->guard_args.v[i].name,
 					      owner->name, guard);
 	}
@@ -186,13 +198,15 @@ int cmd_init(int argc, char **argv)
 				return EXIT_ERROR;
 			break;
 		case 'b':
-			if (parse_page_size(optarg, "block size", &io.block_size))
+			if (parse_page_size(optarg, "block size",
+					    &io.block_size))
 				return EXIT_ERROR;
 			break;
 		case 'g':
 			guard = ut_guard_parse(optarg);
 			if (guard < 0)
-				return cli_usage_fail("init", "unknown guard '%s' (%s)",
+				return cli_usage_fail("init",
+						      "unknown guard '%s' (%s)",
 						      optarg, ut_guard_names());
 			io.guard = guard;
 			break;

@@ -80,8 +80,10 @@ static int load_parse(int argc, char **argv, struct load_opts *lo)
 			break;
 		case 'o':
 			lo->shaped = 1;
-			if (strcmp(optarg, "random") && strcmp(optarg, "sequential"))
-				return cli_usage_fail("load", "--order is random or sequential, not '%s'",
+			if (strcmp(optarg, "random") &&
+			    strcmp(optarg, "sequential"))
+				return cli_usage_fail("load",
+						      "--order is random or sequential, not '%s'",
 						      optarg);
 			lo->layout = !strcmp(optarg, "sequential") ?
 					     LAYOUT_SEQUENTIAL :
@@ -93,13 +95,15 @@ static int load_parse(int argc, char **argv, struct load_opts *lo)
 		case 'l':
 			lo->shaped = 1;
 			if (layout_parse(optarg, &lo->layout))
-				return cli_usage_fail("load", "--layout is sequential, random or split, not '%s'",
+				return cli_usage_fail("load",
+						      "--layout is sequential, random or split, not '%s'",
 						      optarg);
 			break;
 		case 'v':
 			lo->shaped = 1;
 			if (cli_parse_size("load", "--value-size", optarg,
-					   ROW_VALUE_MIN, 65536, &lo->value_size))
+					   ROW_VALUE_MIN, 65536,
+					   &lo->value_size))
 				return -1;
 			break;
 		case 's':
@@ -110,10 +114,12 @@ static int load_parse(int argc, char **argv, struct load_opts *lo)
 			break;
 		case 'c':
 			if (strcmp(optarg, "sync") && strcmp(optarg, "lazy"))
-				return cli_usage_fail("load", "--commit is sync or lazy, not '%s'",
+				return cli_usage_fail("load",
+						      "--commit is sync or lazy, not '%s'",
 						      optarg);
-			lo->eo.commit = !strcmp(optarg, "sync") ? UT_COMMIT_SYNC :
-								  UT_COMMIT_LAZY;
+			lo->eo.commit = !strcmp(optarg, "sync") ?
+						UT_COMMIT_SYNC :
+						UT_COMMIT_LAZY;
 			break;
 		case 'p':
 			if (cli_parse_size("load", "--pool", optarg, 1 << 20,
@@ -134,9 +140,11 @@ static int load_parse(int argc, char **argv, struct load_opts *lo)
 	if (optind != argc - 1)
 		return cli_usage_fail("load", "give exactly one DIR");
 	if (lo->from && (have_rows || lo->shaped))
-		return cli_usage_fail("load", "--from takes its rows from the dump; drop --rows, --layout, --start and --value-size");
+		return cli_usage_fail("load",
+				      "--from takes its rows from the dump; drop --rows, --layout, --start and --value-size");
 	if (!have_rows && !lo->from)
-		return cli_usage_fail("load", "--rows N (or --from FILE) is required");
+		return cli_usage_fail("load",
+				      "--rows N (or --from FILE) is required");
 	return 0;
 }
 
@@ -170,7 +178,8 @@ int cmd_load(int argc, char **argv)
 
 		cli_engine_close(eng);
 		layout_free(&gen);
-		return cli_usage_fail("load", "--value-size %llu exceeds %u, 1/8 of this store's page",
+		return cli_usage_fail("load",
+				      "--value-size %llu exceeds %u, 1/8 of this store's page",
 				      (unsigned long long)lo.value_size, max);
 	}
 	val = malloc(lo.value_size);
@@ -190,7 +199,8 @@ int cmd_load(int argc, char **argv)
 	if (ret) {
 		cli_fail_err(&err, ret);
 		cli_engine_close(eng);
-		fprintf(stderr, "untorn: load stopped after %llu rows; they are committed\n",
+		fprintf(stderr,
+			"untorn: load stopped after %llu rows; they are committed\n",
 			(unsigned long long)done);
 		return EXIT_ERROR;
 	}
@@ -202,6 +212,7 @@ int cmd_load(int argc, char **argv)
 	printf("loaded %llu rows (%s layout, %llu-byte values) in %.2f s: %.0f rows/s, %llu pages written\n",
 	       (unsigned long long)done, layout_name(lo.layout),
 	       (unsigned long long)lo.value_size, secs,
-	       done / (secs > 0 ? secs : 1), (unsigned long long)s.pages_written);
+	       done / (secs > 0 ? secs : 1),
+	       (unsigned long long)s.pages_written);
 	return EXIT_OK;
 }

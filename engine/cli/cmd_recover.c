@@ -35,7 +35,8 @@ static void report_text(const char *dir, const struct ut_recovery_report *r)
 	uint64_t i;
 
 	for (i = 0; i < r->guard_restored && i < 64; i++)
-		printf("Recovered page %u from %s\n", r->restored[i], r->restored_from);
+		printf("Recovered page %u from %s\n", r->restored[i],
+		       r->restored_from);
 	if (r->guard_restored > 64)
 		printf("... and %llu more pages\n",
 		       (unsigned long long)(r->guard_restored - 64));
@@ -47,7 +48,8 @@ static void report_text(const char *dir, const struct ut_recovery_report *r)
 	       (unsigned long long)r->end_lsn, r->stop_reason);
 	printf("  %llu groups, %llu records, %llu bytes; %llu applied, %llu already on disk\n",
 	       (unsigned long long)r->groups, (unsigned long long)r->records,
-	       (unsigned long long)r->redo_bytes, (unsigned long long)r->records_applied,
+	       (unsigned long long)r->redo_bytes,
+	       (unsigned long long)r->records_applied,
 	       (unsigned long long)r->records_skipped);
 	if (r->gap_lsn)
 		printf("  WARNING: the log stops at an unwritten block at LSN %llu with sound log after it up to LSN %llu, NOT applied: the tail of an interrupted write, or zeroed damage (they cannot be told apart); if transactions were acknowledged after LSN %llu, restore from a backup\n",
@@ -62,7 +64,8 @@ static void report_text(const char *dir, const struct ut_recovery_report *r)
 		printf("  the log is damaged at LSN %llu where it ends (--accept-log-loss): transactions committed in the damaged blocks are lost\n",
 		       (unsigned long long)r->damage_lsn);
 	printf("  %llu pages read in %llu submissions",
-	       (unsigned long long)r->pages_read, (unsigned long long)r->read_submits);
+	       (unsigned long long)r->pages_read,
+	       (unsigned long long)r->read_submits);
 	if (r->guard)
 		printf("; %s: %llu copies checked, %llu pages restored",
 		       r->guard, (unsigned long long)r->guard_checked,

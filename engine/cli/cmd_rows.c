@@ -25,14 +25,15 @@ static int row_args(const char *cmd, int argc, char **argv, int want,
 	for (i = 1; i < argc; i++) {
 		if (options && !strcmp(argv[i], "--")) {
 			options = 0;
-		} else if (options &&
-			   (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))) {
+		} else if (options && (!strcmp(argv[i], "--help") ||
+				       !strcmp(argv[i], "-h"))) {
 			printf("usage: untorn %s DIR KEY%s [--wait S]\n\n%s",
 			       cmd, val, CLI_WAIT_HELP);
 			return -1;
 		} else if (options && !strcmp(argv[i], "--wait")) {
 			if (i + 1 == argc)
-				return cli_usage_fail(cmd, "--wait needs SECONDS");
+				return cli_usage_fail(cmd,
+						      "--wait needs SECONDS");
 			if (cli_parse_wait(cmd, argv[++i]))
 				return EXIT_ERROR;
 		} else if (options && !strncmp(argv[i], "--wait=", 7)) {
@@ -41,21 +42,26 @@ static int row_args(const char *cmd, int argc, char **argv, int want,
 		} else if (options && n == 1 && argv[i][0] == '-' &&
 			   argv[i][1] >= '0' && argv[i][1] <= '9') {
 			/* a negative KEY: say so, not "unknown option" */
-			return cli_usage_fail(cmd, "KEY takes a whole number from 0 to %llu, not '%s'",
+			return cli_usage_fail(cmd,
+					      "KEY takes a whole number from 0 to %llu, not '%s'",
 					      (unsigned long long)UINT64_MAX,
 					      argv[i]);
-		} else if (options && n < 2 && argv[i][0] == '-' && argv[i][1]) {
+		} else if (options && n < 2 && argv[i][0] == '-' &&
+			   argv[i][1]) {
 			/* DIR and KEY never start with '-' ("--" first if a
 			 * DIR does); only a VALUE may */
-			return cli_usage_fail(cmd, "unknown option '%s'", argv[i]);
+			return cli_usage_fail(cmd, "unknown option '%s'",
+					      argv[i]);
 		} else if (n < want) {
 			pos[n++] = argv[i];
 		} else if (options && argv[i][0] == '-' && argv[i][1]) {
 			/* after the last positional word: an option put last */
-			return cli_usage_fail(cmd, "unknown option '%s' (a VALUE starting with '-' goes after '--')",
+			return cli_usage_fail(cmd,
+					      "unknown option '%s' (a VALUE starting with '-' goes after '--')",
 					      argv[i]);
 		} else {
-			return cli_usage_fail(cmd, "one word too many: '%s' after DIR KEY%s (quote a VALUE with spaces)",
+			return cli_usage_fail(cmd,
+					      "one word too many: '%s' after DIR KEY%s (quote a VALUE with spaces)",
 					      argv[i], val);
 		}
 	}

@@ -118,7 +118,8 @@ static void scan_print_text(const struct scan_run *r, double mbs, double avg)
 		       st->seconds > 0 ? r->bound.seconds / st->seconds : 0);
 	if (r->writers)
 		printf("writers: %u threads committed %llu transactions during the scan, %.0f a second\n",
-		       r->writers, (unsigned long long)r->writer_txns, r->writer_tps);
+		       r->writers, (unsigned long long)r->writer_txns,
+		       r->writer_tps);
 	if (r->cold)
 		printf("page cache after the drop: %.1f %% of the data file still resident\n",
 		       r->resident * 100);
@@ -149,7 +150,8 @@ static void scan_print(const struct scan_run *r)
 	json_u64(&j, "merge_pages", r->so.merge_pages);
 	json_u64(&j, "gap_pages", r->so.gap_pages);
 	json_bool(&j, "cold", r->cold);
-	json_f64(&j, "page_cache_resident_after_drop", r->cold ? r->resident : -1);
+	json_f64(&j, "page_cache_resident_after_drop",
+		 r->cold ? r->resident : -1);
 	json_u64(&j, "rows", r->cnt.rows);
 	json_u64(&j, "pages", st->pages_read);
 	json_u64(&j, "ios", st->ios);
@@ -259,15 +261,17 @@ static int scan_parse(int argc, char **argv, struct scan_run *r,
 			a->merge_given = 1;
 			break;
 		case 'w':
-			bad = cli_parse_count("bench scan", "--writers", optarg, 0,
-					      WRITE_LOAD_THREADS_MAX, &a->writers);
+			bad = cli_parse_count("bench scan", "--writers", optarg,
+					      0, WRITE_LOAD_THREADS_MAX,
+					      &a->writers);
 			break;
 		case 'c':
 			r->cold = 1;
 			break;
 		case 'p':
 			bad = cli_parse_size("bench scan", "--pool", optarg,
-					     1 << 20, 1ull << 40, &eo->pool_bytes);
+					     1 << 20, 1ull << 40,
+					     &eo->pool_bytes);
 			a->ra.pool_arg = optarg;
 			break;
 		case 'j':
@@ -298,7 +302,8 @@ static int scan_parse(int argc, char **argv, struct scan_run *r,
 static int scan_check(const struct scan_run *r, const struct scan_args *a,
 		      const struct ut_engine_opts *eo)
 {
-	if ((a->ra.lra_arg || a->ra.sleep_given) && r->so.readahead != UT_RA_LOGICAL)
+	if ((a->ra.lra_arg || a->ra.sleep_given) &&
+	    r->so.readahead != UT_RA_LOGICAL)
 		return cli_usage_fail("bench scan",
 				      "--lra-size and --lra-sleep are logical read-ahead's; --readahead %s reads no window",
 				      ra_name(r->so.readahead));
@@ -309,7 +314,8 @@ static int scan_check(const struct scan_run *r, const struct scan_args *a,
 }
 
 /* The cold start, the writers and the scan; the writers stop with it. */
-static int scan_measure(struct ut_engine *eng, struct scan_run *r, struct write_load *wl)
+static int scan_measure(struct ut_engine *eng, struct scan_run *r,
+			struct write_load *wl)
 {
 	int ret = 0, wret;
 
@@ -320,12 +326,15 @@ static int scan_measure(struct ut_engine *eng, struct scan_run *r, struct write_
 	if (!ret && r->writers)
 		ret = write_load_start(wl);
 	if (!ret)
-		ret = ut_scan_readahead(eng, 0, count_row, &r->cnt, &r->so, &r->st);
+		ret = ut_scan_readahead(eng, 0, count_row, &r->cnt, &r->so,
+					&r->st);
 	if (r->writers) {
 		wret = write_load_stop(wl, &r->writer_txns, &r->writer_tps);
 		if (wret && !ret) {
-			cli_fail("%s: a writer beside the scan failed: %s", r->dir,
-				 wl->err.msg[0] ? wl->err.msg : strerror(-wret));
+			cli_fail("%s: a writer beside the scan failed: %s",
+				 r->dir,
+				 wl->err.msg[0] ? wl->err.msg :
+						  strerror(-wret));
 			ret = 1;
 		}
 	}
@@ -334,10 +343,10 @@ static int scan_measure(struct ut_engine *eng, struct scan_run *r, struct write_
 
 int cmd_bench_scan(int argc, char **argv)
 {
-	struct scan_run r = {
-		.so = { .readahead = UT_RA_LOGICAL, .batch = 64, .merge_pages = 16 },
-		.resident = -1
-	};
+	struct scan_run r = { .so = { .readahead = UT_RA_LOGICAL,
+				      .batch = 64,
+				      .merge_pages = 16 },
+			      .resident = -1 };
 	struct scan_args a = { .ra = { .cmd = "bench scan" } };
 	struct ut_engine_opts eo;
 	struct write_load wl = { 0 };

@@ -44,7 +44,8 @@ static int parse_key(const char *s, uint64_t *key, const char **val)
 }
 
 /* One input line into t: 0, or a line of what is wrong (-errno). */
-static int txn_line(struct ut_txn *t, char *line, unsigned no, struct ut_err *err)
+static int txn_line(struct ut_txn *t, char *line, unsigned no,
+		    struct ut_err *err)
 {
 	const char *val;
 	uint64_t key;
@@ -96,7 +97,8 @@ static int txn_read(struct ut_txn *t, FILE *in, struct ut_err *err)
 		ret = txn_line(t, line, no, err);
 	}
 	if (!ret && ferror(in))
-		ret = ut_err_set(err, -EIO, "reading stdin: %s", strerror(errno));
+		ret = ut_err_set(err, -EIO, "reading stdin: %s",
+				 strerror(errno));
 	free(line);
 	return ret;
 }
@@ -120,11 +122,13 @@ static void txn_report(int as_json, int abort, const struct ut_txn *t, int ret)
 
 int cmd_txn(int argc, char **argv)
 {
-	static const struct option opts[] = { { "abort", no_argument, NULL, 'a' },
-					      { "json", no_argument, NULL, 'j' },
-					      CLI_OPT_WAIT,
-					      { "help", no_argument, NULL, 'h' },
-					      { 0 } };
+	static const struct option opts[] = {
+		{ "abort", no_argument, NULL, 'a' },
+		{ "json", no_argument, NULL, 'j' },
+		CLI_OPT_WAIT,
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
 	struct ut_engine_opts o;
 	struct ut_err err = { "" };
 	struct ut_engine *eng;
@@ -151,7 +155,8 @@ int cmd_txn(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1)
-		return cli_usage_fail("txn", "give exactly one DIR (the writes come on stdin)");
+		return cli_usage_fail("txn",
+				      "give exactly one DIR (the writes come on stdin)");
 	ut_engine_opts_default(&o);
 	if (cli_engine_open(argv[optind], &o, &eng))
 		return EXIT_ERROR;

@@ -78,7 +78,8 @@ static int verify_row(uint64_t key, const void *val, uint32_t len, void *user)
 		s->checked++;
 		if (row_check(val, len, key, &ver))
 			s->damaged++;
-		else if (row_linked(val, len, &next_key, &next_ver) && next_key != key)
+		else if (row_linked(val, len, &next_key, &next_ver) &&
+			 next_key != key)
 			link_add(s, key, next_key, next_ver);
 	}
 	s->last = key;
@@ -103,7 +104,8 @@ static int read_acks(const char *path, struct acks *a, unsigned *cut)
 		return cli_fail("--acks %s: line %llu is not \"KEY VERSION\" (two decimal numbers, version >= 1); give the file bench write --ack-fd wrote",
 				path, (unsigned long long)bad_line);
 	if (ret == -ENOMEM)
-		return cli_fail("--acks %s: out of memory; verify a smaller run", path);
+		return cli_fail("--acks %s: out of memory; verify a smaller run",
+				path);
 	if (ret)
 		return cli_fail("--acks %s: %s; give the file bench wrote its acknowledgements to",
 				path, strerror(-ret));
@@ -123,7 +125,8 @@ static int row_version(struct ut_engine *eng, uint64_t key, uint64_t *ver)
 
 /* Links whose row is missing or older than the link says: each a
  * transaction some of whose writes survived and some not. */
-static uint64_t count_halves(struct ut_engine *eng, const struct verify_state *s)
+static uint64_t count_halves(struct ut_engine *eng,
+			     const struct verify_state *s)
 {
 	uint64_t halves = 0, ver;
 	size_t i;
@@ -131,10 +134,12 @@ static uint64_t count_halves(struct ut_engine *eng, const struct verify_state *s
 	for (i = 0; i < s->n_links; i++) {
 		const struct link *l = &s->links[i];
 
-		if (!row_version(eng, l->next_key, &ver) && ver >= l->next_version)
+		if (!row_version(eng, l->next_key, &ver) &&
+		    ver >= l->next_version)
 			continue;
 		if (halves++ < 10)
-			fprintf(stderr, "untorn: half a transaction: key %llu is there, but not key %llu at version %llu, written with it\n",
+			fprintf(stderr,
+				"untorn: half a transaction: key %llu is there, but not key %llu at version %llu, written with it\n",
 				(unsigned long long)l->key,
 				(unsigned long long)l->next_key,
 				(unsigned long long)l->next_version);
@@ -142,7 +147,8 @@ static uint64_t count_halves(struct ut_engine *eng, const struct verify_state *s
 	return halves;
 }
 
-static uint64_t count_lost(struct ut_engine *eng, const struct acks *a, uint64_t *stale)
+static uint64_t count_lost(struct ut_engine *eng, const struct acks *a,
+			   uint64_t *stale)
 {
 	uint64_t lost = 0, ver;
 	size_t i;
@@ -153,12 +159,14 @@ static uint64_t count_lost(struct ut_engine *eng, const struct acks *a, uint64_t
 			continue;
 		if (row_version(eng, a->key[i], &ver)) {
 			if (lost++ < 10)
-				fprintf(stderr, "untorn: lost: key %llu (acknowledged version %llu)\n",
+				fprintf(stderr,
+					"untorn: lost: key %llu (acknowledged version %llu)\n",
 					(unsigned long long)a->key[i],
 					(unsigned long long)a->ver[i]);
 		} else if (ver < a->ver[i]) {
 			if ((*stale)++ < 10)
-				fprintf(stderr, "untorn: stale: key %llu has version %llu, version %llu was acknowledged\n",
+				fprintf(stderr,
+					"untorn: stale: key %llu has version %llu, version %llu was acknowledged\n",
 					(unsigned long long)a->key[i],
 					(unsigned long long)ver,
 					(unsigned long long)a->ver[i]);
@@ -169,11 +177,13 @@ static uint64_t count_lost(struct ut_engine *eng, const struct acks *a, uint64_t
 
 int cmd_verify(int argc, char **argv)
 {
-	static const struct option opts[] = { { "acks", required_argument, NULL, 'a' },
-					      { "json", no_argument, NULL, 'j' },
-					      CLI_OPT_WAIT,
-					      { "help", no_argument, NULL, 'h' },
-					      { 0 } };
+	static const struct option opts[] = {
+		{ "acks", required_argument, NULL, 'a' },
+		{ "json", no_argument, NULL, 'j' },
+		CLI_OPT_WAIT,
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
 	struct verify_state s = { 0 };
 	struct ut_engine_opts o;
 	struct ut_engine *eng;
@@ -209,7 +219,8 @@ int cmd_verify(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	if (cut)
-		fprintf(stderr, "untorn: --acks %s: its last line has no newline (cut while being written): skipped\n",
+		fprintf(stderr,
+			"untorn: --acks %s: its last line has no newline (cut while being written): skipped\n",
 			acks_path);
 	ut_engine_opts_default(&o);
 	if (cli_engine_open(argv[optind], &o, &eng)) {
@@ -219,23 +230,27 @@ int cmd_verify(int argc, char **argv)
 	scan_ret = ut_scan(eng, 0, verify_row, &s);
 	if (scan_ret < 0)
 		/* e.g. -EUCLEAN: a parent and child whose levels disagree */
-		fprintf(stderr, "untorn: %s: the tree is damaged: the full scan stopped after %llu rows: %s; the rows below are what could be read\n",
+		fprintf(stderr,
+			"untorn: %s: the tree is damaged: the full scan stopped after %llu rows: %s; the rows below are what could be read\n",
 			argv[optind], (unsigned long long)s.rows,
 			strerror(-scan_ret));
 	if (acks_path)
 		lost = count_lost(eng, &a, &stale);
 	halves = count_halves(eng, &s);
 	if (s.no_memory)
-		fprintf(stderr, "untorn: out of memory for the transactions' links: only %zu of them checked\n",
+		fprintf(stderr,
+			"untorn: out of memory for the transactions' links: only %zu of them checked\n",
 			s.n_links);
-	bad = lost || stale || halves || s.disorder || s.damaged || scan_ret < 0;
+	bad = lost || stale || halves || s.disorder || s.damaged ||
+	      scan_ret < 0;
 	if (as_json) {
 		struct json j;
 
 		json_begin(&j, stdout);
 		json_str(&j, "store", argv[optind]);
 		json_u64(&j, "rows", s.rows);
-		json_str(&j, "scan_error", scan_ret < 0 ? strerror(-scan_ret) : "");
+		json_str(&j, "scan_error",
+			 scan_ret < 0 ? strerror(-scan_ret) : "");
 		json_u64(&j, "out_of_order", s.disorder);
 		json_u64(&j, "values_checked", s.checked);
 		json_u64(&j, "damaged_values", s.damaged);
@@ -250,8 +265,10 @@ int cmd_verify(int argc, char **argv)
 	} else {
 		printf("%s: %llu rows, %llu out of order; %llu values in load/bench's self-checking format checked: %llu damaged; %llu other values not checkable (untorn check verifies their pages)",
 		       argv[optind], (unsigned long long)s.rows,
-		       (unsigned long long)s.disorder, (unsigned long long)s.checked,
-		       (unsigned long long)s.damaged, (unsigned long long)s.other);
+		       (unsigned long long)s.disorder,
+		       (unsigned long long)s.checked,
+		       (unsigned long long)s.damaged,
+		       (unsigned long long)s.other);
 		if (s.n_links)
 			printf("; %zu links between a transaction's rows: %llu half transactions",
 			       s.n_links, (unsigned long long)halves);

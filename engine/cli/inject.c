@@ -88,7 +88,8 @@ static ssize_t pause_cut_at(size_t len)
 	if (pause_cut > 0 && (size_t)pause_cut < len)
 		return pause_cut;
 	if (pause_cut < 0 && sectors > 1)
-		return (ssize_t)(1 + rand_r(&pause_seed) % (sectors - 1)) * pause_sector;
+		return (ssize_t)(1 + rand_r(&pause_seed) % (sectors - 1)) *
+		       pause_sector;
 	return (ssize_t)(len / 4096 / 2) * 4096;
 }
 
@@ -150,7 +151,8 @@ static int pause_setup(const char *arg)
 		end = colon + 7;
 		if (*end == '@')
 			pause_sector = strtol(colon + 8, &end, 10);
-		if (*end || pause_sector < PAUSE_SECTOR || pause_sector % PAUSE_SECTOR)
+		if (*end || pause_sector < PAUSE_SECTOR ||
+		    pause_sector % PAUSE_SECTOR)
 			return -1;
 	} else if (colon && colon[1] >= '0' && colon[1] <= '9') {
 		*colon = '\0';
@@ -174,18 +176,21 @@ void cli_inject_from_env(void)
 		return;
 	if (!strncmp(spec, "pause-mid-page:", 15)) {
 		if (pause_setup(spec + 15)) {
-			fprintf(stderr, "untorn: UNTORN_INJECT: '%s': give pause-mid-page:DIR[:CUT], DIR holding the FIFOs ask and paused, CUT a multiple of 512, random or random@N\n",
+			fprintf(stderr,
+				"untorn: UNTORN_INJECT: '%s': give pause-mid-page:DIR[:CUT], DIR holding the FIFOs ask and paused, CUT a multiple of 512, random or random@N\n",
 				spec + 15);
 			exit(EXIT_ERROR);
 		}
 		ut_sys.io_admit = pause_admit;
 		return;
 	}
-	if (sscanf(spec, "torn-page-write:%u", &tear_blocks) == 1 && tear_blocks) {
+	if (sscanf(spec, "torn-page-write:%u", &tear_blocks) == 1 &&
+	    tear_blocks) {
 		ut_sys.io_admit = tear_admit;
 		return;
 	}
-	fprintf(stderr, "untorn: UNTORN_INJECT='%s' not understood; use torn-page-write:K or pause-mid-page:DIR[:CUT]\n",
+	fprintf(stderr,
+		"untorn: UNTORN_INJECT='%s' not understood; use torn-page-write:K or pause-mid-page:DIR[:CUT]\n",
 		spec);
 	exit(EXIT_ERROR);
 }

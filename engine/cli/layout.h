@@ -52,7 +52,8 @@ static inline int layout_parse(const char *s, enum layout_kind *k)
 	return -EINVAL;
 }
 
-static inline int layout_init(struct layout_gen *g, enum layout_kind kind, uint64_t rows)
+static inline int layout_init(struct layout_gen *g, enum layout_kind kind,
+			      uint64_t rows)
 {
 	memset(g, 0, sizeof(*g));
 	g->kind = kind;
@@ -64,7 +65,8 @@ static inline int layout_init(struct layout_gen *g, enum layout_kind kind, uint6
 	g->rng = 0x9e3779b97f4a7c15ull;
 	if (kind != LAYOUT_SPLIT)
 		return 0;
-	g->users = rows / LAYOUT_SPLIT_OBJECTS ? rows / LAYOUT_SPLIT_OBJECTS : 1;
+	g->users = rows / LAYOUT_SPLIT_OBJECTS ? rows / LAYOUT_SPLIT_OBJECTS :
+						 1;
 	g->base = rows / 2 / g->users;
 	g->next = calloc(g->users, sizeof(*g->next));
 	return g->next ? 0 : -ENOMEM;

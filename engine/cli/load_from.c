@@ -108,7 +108,8 @@ static int put_all(struct pass *p, struct ut_engine *eng)
 
 	rewind(p->f);
 	cli_progress_start(&prog, "rows", p->lines);
-	while (!ret && (ret = next_row(p, &line, &size, &key, &len, &why)) == 1) {
+	while (!ret &&
+	       (ret = next_row(p, &line, &size, &key, &len, &why)) == 1) {
 		ret = ut_put(eng, key, p->val, len, &err);
 		if (!ret)
 			cli_progress_update(&prog, ++done);
@@ -122,7 +123,8 @@ static int put_all(struct pass *p, struct ut_engine *eng)
 	return 0;
 }
 
-int load_from(const char *dir, const char *file, const struct ut_engine_opts *eo)
+int load_from(const char *dir, const char *file,
+	      const struct ut_engine_opts *eo)
 {
 	struct pass p = { .file = file };
 	struct ut_engine *eng;
@@ -146,6 +148,7 @@ int load_from(const char *dir, const char *file, const struct ut_engine_opts *eo
 	if (cli_engine_close(eng))
 		return EXIT_ERROR;
 	if (ret == EXIT_OK)
-		printf("loaded %llu rows from %s\n", (unsigned long long)p.lines, file);
+		printf("loaded %llu rows from %s\n",
+		       (unsigned long long)p.lines, file);
 	return ret;
 }

@@ -8,6 +8,7 @@
 #include <untorn/engine.h>
 
 /* The command's exit status. */
-int load_from(const char *dir, const char *file, const struct ut_engine_opts *eo);
+int load_from(const char *dir, const char *file,
+	      const struct ut_engine_opts *eo);
 
 #endif

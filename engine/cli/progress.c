@@ -19,13 +19,15 @@ void cli_progress_format_secs(char *buf, unsigned len, uint64_t secs)
 			 (unsigned long long)(secs / 60 % 60),
 			 (unsigned long long)(secs % 60));
 	else if (secs >= 60)
-		snprintf(buf, len, "%llu:%02llu", (unsigned long long)(secs / 60),
+		snprintf(buf, len, "%llu:%02llu",
+			 (unsigned long long)(secs / 60),
 			 (unsigned long long)(secs % 60));
 	else
 		snprintf(buf, len, "%llu s", (unsigned long long)secs);
 }
 
-void cli_progress_start(struct cli_progress *p, const char *what, uint64_t total)
+void cli_progress_start(struct cli_progress *p, const char *what,
+			uint64_t total)
 {
 	p->what = what;
 	p->total = total;
@@ -42,7 +44,8 @@ static void progress_draw(struct cli_progress *p, uint64_t done, uint64_t now)
 
 	if (rate > 0 && p->total > done)
 		cli_progress_format_secs(left, sizeof(left),
-					 (uint64_t)((p->total - done) / rate + 0.5));
+					 (uint64_t)((p->total - done) / rate +
+						    0.5));
 	fprintf(stderr, "\r\033[K%llu of %llu %s (%.0f%%), %.0f/s, %s left",
 		(unsigned long long)done, (unsigned long long)p->total, p->what,
 		p->total ? 100.0 * done / p->total : 100.0, rate, left);
@@ -82,8 +85,10 @@ void cli_progress_update_share(struct cli_progress *p, uint64_t done,
 	secs = (now - p->t0_ns) / 1e9;
 	if (share > 0 && share < 1)
 		cli_progress_format_secs(left, sizeof(left),
-					 (uint64_t)(secs * (1 - share) / share + 0.5));
-	fprintf(stderr, "\r\033[K%llu %s, %.1f MB/s, %.0f%% of the way, %s left",
+					 (uint64_t)(secs * (1 - share) / share +
+						    0.5));
+	fprintf(stderr,
+		"\r\033[K%llu %s, %.1f MB/s, %.0f%% of the way, %s left",
 		(unsigned long long)done, p->what,
 		secs > 0 ? bytes / secs / 1e6 : 0.0, 100.0 * share, left);
 	p->drawn = 1;

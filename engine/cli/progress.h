@@ -18,7 +18,8 @@ struct cli_progress {
 	int drawn; /* a line is on the screen */
 };
 
-void cli_progress_start(struct cli_progress *p, const char *what, uint64_t total);
+void cli_progress_start(struct cli_progress *p, const char *what,
+			uint64_t total);
 /* Cheap between redraws: one clock read every 1024 calls. */
 void cli_progress_update(struct cli_progress *p, uint64_t done);
 /* Where the total is not known but the share done is (a scan's place in

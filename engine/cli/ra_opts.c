@@ -36,12 +36,15 @@ int cli_ra_check(const struct cli_ra *ra, uint64_t pool_bytes)
 	uint64_t pool_mib = (2 * ra->lra_size + (1 << 20) - 1) >> 20;
 
 	if (!ra->iops != !ra->mbps)
-		return cli_usage_fail(ra->cmd, "the device's figures go together: give both --device-iops and --device-mbps");
+		return cli_usage_fail(ra->cmd,
+				      "the device's figures go together: give both --device-iops and --device-mbps");
 	if (!ra->lra_arg || ra->lra_size <= pool_bytes / 2)
 		return 0;
-	return cli_usage_fail(ra->cmd, "--lra-size %s is %s the %s%s buffer pool (a window takes half of it at most: the next is read from half way through it, and the last quarter keeps the internal pages and the hot set); give --pool %lluM or more, or a smaller --lra-size",
+	return cli_usage_fail(ra->cmd,
+			      "--lra-size %s is %s the %s%s buffer pool (a window takes half of it at most: the next is read from half way through it, and the last quarter keeps the internal pages and the hot set); give --pool %lluM or more, or a smaller --lra-size",
 			      ra->lra_arg,
-			      ra->lra_size > pool_bytes ? "larger than" : "more than half of",
+			      ra->lra_size > pool_bytes ? "larger than" :
+							  "more than half of",
 			      ra->pool_arg ? ra->pool_arg : "128M",
 			      ra->pool_arg ? "" : " (default)",
 			      (unsigned long long)pool_mib);
@@ -63,7 +66,8 @@ int cli_ra_apply(const struct cli_ra *ra, struct ut_engine *eng,
 	if (ra->lra_arg) {
 		so->window_pages = ra->lra_size / ps;
 		if (!so->window_pages)
-			return cli_usage_fail(ra->cmd, "--lra-size %s is less than one of this store's %u-byte pages",
+			return cli_usage_fail(ra->cmd,
+					      "--lra-size %s is less than one of this store's %u-byte pages",
 					      ra->lra_arg, ps);
 	}
 	so->sleep_ms = ra->sleep_ms;

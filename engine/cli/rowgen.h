@@ -98,7 +98,8 @@ static inline uint64_t row_rng(uint64_t *s)
 
 /* 1 when buf claims this format for key: long enough, and it begins
  * with key (a value another writer wrote, e.g. put's, does not). */
-static inline int row_claims(const unsigned char *buf, uint32_t len, uint64_t key)
+static inline int row_claims(const unsigned char *buf, uint32_t len,
+			     uint64_t key)
 {
 	uint64_t k;
 

@@ -23,24 +23,33 @@ static const struct {
 	const char *summary;
 } commands[] = {
 	{ "init", cmd_init, "make a new store in DIR" },
-	{ "info", cmd_info, "print a store's superblock, checkpoint and I/O path" },
-	{ "check", cmd_check, "verify every block of every page (exit 1: corrupt pages)" },
+	{ "info", cmd_info,
+	  "print a store's superblock, checkpoint and I/O path" },
+	{ "check", cmd_check,
+	  "verify every block of every page (exit 1: corrupt pages)" },
 	{ "put", cmd_put, "write one row: untorn put DIR KEY VALUE" },
 	{ "get", cmd_get, "read one row: untorn get DIR KEY" },
 	{ "delete", cmd_delete, "delete one row: untorn delete DIR KEY" },
-	{ "txn", cmd_txn, "one transaction of put/delete lines from stdin, all or nothing" },
-	{ "load", cmd_load, "insert N rows in a layout, or the rows of a dump (--from)" },
-	{ "dump", cmd_dump, "every row in key order on stdout (TSV or JSON lines)" },
-	{ "bench", cmd_bench, "bench write (TPS, commit latency) | bench scan (read-ahead)" },
+	{ "txn", cmd_txn,
+	  "one transaction of put/delete lines from stdin, all or nothing" },
+	{ "load", cmd_load,
+	  "insert N rows in a layout, or the rows of a dump (--from)" },
+	{ "dump", cmd_dump,
+	  "every row in key order on stdout (TSV or JSON lines)" },
+	{ "bench", cmd_bench,
+	  "bench write (TPS, commit latency) | bench scan (read-ahead)" },
 	{ "recover", cmd_recover, "run crash recovery and report what it did" },
-	{ "verify", cmd_verify, "check acknowledged commits, value integrity and key order" },
-	{ "guards", cmd_guards, "the guards of this build and their facts (--list: names)" },
+	{ "verify", cmd_verify,
+	  "check acknowledged commits, value integrity and key order" },
+	{ "guards", cmd_guards,
+	  "the guards of this build and their facts (--list: names)" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 /* The whole line in one write: lines of processes sharing a log never mix. */
-static int fail_line(const char *prefix, const char *fmt, va_list ap, const char *suffix)
+static int fail_line(const char *prefix, const char *fmt, va_list ap,
+		     const char *suffix)
 {
 	char line[1024];
 	int n;
@@ -102,7 +111,8 @@ int cli_parse_size(const char *cmd, const char *what, const char *arg,
 	int ret = ut_parse_size(arg, UINT64_MAX, out);
 
 	if (ret == -EINVAL)
-		return cli_usage_fail(cmd, "%s '%s' is not a size (512, 16k, 8M, 1G)",
+		return cli_usage_fail(cmd,
+				      "%s '%s' is not a size (512, 16k, 8M, 1G)",
 				      what, arg);
 	return num_in_range(cmd, what, arg, ret, min, max, *out);
 }
@@ -117,7 +127,8 @@ int cli_parse_count(const char *cmd, const char *what, const char *arg,
 		p++;
 	/* "3k" rows would be 3072 of them: a count is not a size */
 	if (p == arg || *p)
-		return cli_usage_fail(cmd, "%s '%s' is not a number: a count takes digits only, no unit",
+		return cli_usage_fail(cmd,
+				      "%s '%s' is not a number: a count takes digits only, no unit",
 				      what, arg);
 	ret = ut_parse_size(arg, UINT64_MAX, out);
 	return num_in_range(cmd, what, arg, ret, min, max, *out);
@@ -157,7 +168,8 @@ int cli_engine_open(const char *dir, const struct ut_engine_opts *o,
 	if (ret)
 		return cli_fail_err(&err, ret);
 	if (rep.needed || rep.guard_restored)
-		fprintf(stderr, "untorn: %s was not shut down cleanly: recovered automatically (%llu pages restored from %s, %llu redo records applied up to LSN %llu)\n",
+		fprintf(stderr,
+			"untorn: %s was not shut down cleanly: recovered automatically (%llu pages restored from %s, %llu redo records applied up to LSN %llu)\n",
 			dir, (unsigned long long)rep.guard_restored,
 			rep.restored_from ? rep.restored_from : "a copy",
 			(unsigned long long)rep.records_applied,
@@ -176,10 +188,12 @@ int cli_engine_close(struct ut_engine *eng)
 int cli_parse_json_dir(const char *cmd, const char *help, int argc, char **argv,
 		       int *as_json, const char **dir)
 {
-	static const struct option opts[] = { { "json", no_argument, NULL, 'j' },
-					      CLI_OPT_WAIT,
-					      { "help", no_argument, NULL, 'h' },
-					      { 0 } };
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		CLI_OPT_WAIT,
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
 	int c;
 
 	*as_json = 0;
@@ -211,10 +225,12 @@ static void usage(FILE *out)
 
 	fprintf(out, "usage: untorn COMMAND [OPTIONS] DIR\n\ncommands:\n");
 	for (i = 0; i < N_COMMANDS; i++)
-		fprintf(out, "  %-7s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n'untorn COMMAND --help' describes a command.\n"
-		     "exit status: 0 ok; 1 corrupt pages (check), lost or damaged rows\n"
-		     "(verify), no such key (get, delete); 2 error\n");
+		fprintf(out, "  %-7s %s\n", commands[i].name,
+			commands[i].summary);
+	fprintf(out,
+		"\n'untorn COMMAND --help' describes a command.\n"
+		"exit status: 0 ok; 1 corrupt pages (check), lost or damaged rows\n"
+		"(verify), no such key (get, delete); 2 error\n");
 }
 
 int main(int argc, char **argv)

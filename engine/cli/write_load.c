@@ -50,7 +50,8 @@ int write_load_init(struct write_load *wl, struct ut_engine *eng,
 		return ret;
 	if (wl->nomem)
 		return -ENOMEM;
-	atomic_store(&wl->next_new, wl->n_keys ? wl->keys[wl->n_keys - 1] + 1 : 0);
+	atomic_store(&wl->next_new,
+		     wl->n_keys ? wl->keys[wl->n_keys - 1] + 1 : 0);
 	return 0;
 }
 
@@ -58,7 +59,8 @@ static void *writer(void *arg)
 {
 	struct write_load *wl = arg;
 	unsigned char val[65536];
-	uint64_t rng = 0x9e3779b97f4a7c15ull * (atomic_fetch_add(&wl->seeds, 1) + 1);
+	uint64_t rng =
+		0x9e3779b97f4a7c15ull * (atomic_fetch_add(&wl->seeds, 1) + 1);
 	uint64_t key, version = 1;
 	struct ut_err err = { "" };
 	struct ut_txn t;

@@ -62,8 +62,9 @@ int ut_dblwr_create(const char *path, unsigned n_segments, unsigned batch,
 	put_le32(hdr + 16, batch);
 	put_le32(hdr + 20, page_size);
 	hdr_seal(hdr);
-	ret = ut_file_create(path, UT_DBLWR_HDR + n_segments * seg_bytes(&d), hdr,
-			     UT_DBLWR_HDR, "free space on the filesystem", err);
+	ret = ut_file_create(path, UT_DBLWR_HDR + n_segments * seg_bytes(&d),
+			     hdr, UT_DBLWR_HDR, "free space on the filesystem",
+			     err);
 	free(hdr);
 	return ret;
 }
@@ -99,13 +100,14 @@ int ut_dblwr_open(struct ut_dblwr *d, const char *path, uint32_t page_size,
 	    !d->batch || d->batch > UT_DBLWR_MAX_BATCH)
 		ret = -EINVAL;
 	free(hdr);
-	if (!ret &&
-	    (ut_sys.fstat(d->fd, &sb) ||
-	     (uint64_t)sb.st_size < UT_DBLWR_HDR + d->n_segments * seg_bytes(d)))
+	if (!ret && (ut_sys.fstat(d->fd, &sb) ||
+		     (uint64_t)sb.st_size <
+			     UT_DBLWR_HDR + d->n_segments * seg_bytes(d)))
 		ret = -EINVAL;
 	if (ret) {
 		ut_sys.close(d->fd);
-		return ut_err_set(err, ret, "%s: damaged or from another store (header: %u segments of %u pages of %u bytes); restore it from the same backup as the data file",
+		return ut_err_set(err, ret,
+				  "%s: damaged or from another store (header: %u segments of %u pages of %u bytes); restore it from the same backup as the data file",
 				  path, d->n_segments, d->batch, d->page_size);
 	}
 	ut_mutex_init(&d->mutex, UT_LATCH_DBLWR);
@@ -122,7 +124,8 @@ void ut_dblwr_close(struct ut_dblwr *d)
 
 unsigned ut_dblwr_acquire(struct ut_dblwr *d)
 {
-	uint64_t all = d->n_segments == 64 ? ~0ull : (1ull << d->n_segments) - 1;
+	uint64_t all = d->n_segments == 64 ? ~0ull :
+					     (1ull << d->n_segments) - 1;
 	uint64_t t0 = 0;
 	unsigned seg;
 
@@ -150,7 +153,8 @@ unsigned ut_dblwr_acquire(struct ut_dblwr *d)
 void ut_dblwr_release(struct ut_dblwr *d, unsigned seg)
 {
 	if (d->acquired_ns[seg]) {
-		UT_PROBE(dblwr__slot__release, seg, ut_now_ns() - d->acquired_ns[seg]);
+		UT_PROBE(dblwr__slot__release, seg,
+			 ut_now_ns() - d->acquired_ns[seg]);
 		d->acquired_ns[seg] = 0;
 	}
 	ut_mutex_lock(&d->mutex);
@@ -261,12 +265,14 @@ static int restore_segment(struct restore_ctx *c, unsigned n)
 			c->done_pages[c->n_done] = page_no;
 			c->done_lsn[c->n_done++] = copy_lsn(copy);
 			if (c->rep->pages_restored < 64)
-				c->rep->restored[c->rep->pages_restored] = page_no;
+				c->rep->restored[c->rep->pages_restored] =
+					page_no;
 			c->rep->pages_restored++;
 		} else if (!newer) {
 			continue;
 		}
-		ret = ut_sys.pwrite(c->data_fd, copy, ps, (uint64_t)page_no * ps);
+		ret = ut_sys.pwrite(c->data_fd, copy, ps,
+				    (uint64_t)page_no * ps);
 		if (ret != (int)ps)
 			return ret < 0 ? ret : -EIO;
 	}
@@ -284,9 +290,11 @@ int ut_dblwr_restore(struct ut_dblwr *d, const struct ut_geom *g, int data_fd,
 		     uint64_t file_pages, struct ut_dblwr_restore *rep,
 		     struct ut_err *err)
 {
-	struct restore_ctx c = {
-		.d = d, .g = g, .data_fd = data_fd, .file_pages = file_pages, .rep = rep
-	};
+	struct restore_ctx c = { .d = d,
+				 .g = g,
+				 .data_fd = data_fd,
+				 .file_pages = file_pages,
+				 .rep = rep };
 	uint64_t order[64][2];
 	unsigned s, n, n_valid = 0;
 	struct ut_io io;
@@ -297,9 +305,11 @@ int ut_dblwr_restore(struct ut_dblwr *d, const struct ut_geom *g, int data_fd,
 	c.seg = ut_io_alloc(seg_bytes(d));
 	c.inplace = ut_io_alloc((size_t)d->batch * g->page_size);
 	c.ios = calloc(d->batch, sizeof(*c.ios));
-	c.done_pages = calloc((size_t)d->batch * d->n_segments, sizeof(uint32_t));
+	c.done_pages =
+		calloc((size_t)d->batch * d->n_segments, sizeof(uint32_t));
 	c.done_lsn = calloc((size_t)d->batch * d->n_segments, sizeof(uint64_t));
-	if (!c.ring || !c.seg || !c.inplace || !c.ios || !c.done_pages || !c.done_lsn)
+	if (!c.ring || !c.seg || !c.inplace || !c.ios || !c.done_pages ||
+	    !c.done_lsn)
 		goto out_free;
 	/* read every segment header, then restore oldest batch first */
 	for (s = 0; s < d->n_segments; s++) {
@@ -319,21 +329,24 @@ int ut_dblwr_restore(struct ut_dblwr *d, const struct ut_geom *g, int data_fd,
 	}
 	qsort(order, n_valid, sizeof(order[0]), seg_order);
 	for (s = 0; s < n_valid; s++) {
-		ut_io_read(&io, d->fd, c.seg, seg_bytes(d), seg_off(d, order[s][1]));
+		ut_io_read(&io, d->fd, c.seg, seg_bytes(d),
+			   seg_off(d, order[s][1]));
 		ret = ut_ring_run(c.ring, &io, 1);
 		if (ret)
 			goto out_read;
 		n = get_le32(c.seg + SEG_N);
 		ret = restore_segment(&c, n);
 		if (ret) {
-			ut_err_set(err, ret, "%s: cannot restore pages from the doublewrite buffer: %s; check the device",
+			ut_err_set(err, ret,
+				   "%s: cannot restore pages from the doublewrite buffer: %s; check the device",
 				   d->path, strerror(-ret));
 			goto out_free;
 		}
 	}
 	ret = rep->pages_restored ? ut_sys.fdatasync(data_fd) : 0;
 	if (ret)
-		ut_err_set(err, ret, "data file fdatasync after doublewrite restore failed: %s",
+		ut_err_set(err, ret,
+			   "data file fdatasync after doublewrite restore failed: %s",
 			   strerror(-ret));
 	goto out_free;
 out_read:

@@ -111,7 +111,8 @@ const char *ut_guard_arg(const struct ut_guard_args *a, const char *name)
 }
 
 void ut_guard_verdict(const struct ut_guard_ops *ops, const struct ut_fscaps *c,
-		      uint32_t page_size, uint32_t block_size, struct ut_verdict *v)
+		      uint32_t page_size, uint32_t block_size,
+		      struct ut_verdict *v)
 {
 	memset(v, 0, sizeof(*v));
 	if (ut_fscaps_unusable(c, v))
@@ -148,7 +149,8 @@ void ut_guard_close(struct ut_page_guard *g)
 	g->ops = NULL;
 }
 
-int ut_guard_write_in_place(struct ut_page_guard *g, struct ut_guard_batch *b, int rw_flags)
+int ut_guard_write_in_place(struct ut_page_guard *g, struct ut_guard_batch *b,
+			    int rw_flags)
 {
 	uint32_t ps = g->geom->page_size;
 	unsigned i;
@@ -165,7 +167,8 @@ int ut_guard_write_in_place(struct ut_page_guard *g, struct ut_guard_batch *b, i
 	return ret;
 }
 
-int ut_guard_write_durable(struct ut_page_guard *g, struct ut_guard_batch *b, int rw_flags)
+int ut_guard_write_durable(struct ut_page_guard *g, struct ut_guard_batch *b,
+			   int rw_flags)
 {
 	int ret;
 

@@ -152,8 +152,9 @@ struct ut_guard_ops {
 	int (*write)(struct ut_page_guard *g, struct ut_guard_batch *b);
 	/* recovery, before redo: torn pages in data_fd (the buffered
 	 * descriptor) repaired from the guard's copy (NULL: no copy) */
-	int (*restore)(struct ut_page_guard *g, int data_fd, uint64_t file_pages,
-		       struct ut_guard_restore *rep, struct ut_err *err);
+	int (*restore)(struct ut_page_guard *g, int data_fd,
+		       uint64_t file_pages, struct ut_guard_restore *rep,
+		       struct ut_err *err);
 	void (*stats)(struct ut_page_guard *g, struct ut_guard_stats *s);
 	/* the largest batch the guard takes (NULL: any) */
 	unsigned (*max_batch)(const struct ut_page_guard *g);
@@ -178,7 +179,8 @@ const char *ut_guard_arg(const struct ut_guard_args *a, const char *name);
 /* Is guard ops safe on the filesystem c describes: fs_unusable, then its
  * verdict hook (a guard without one is never). */
 void ut_guard_verdict(const struct ut_guard_ops *ops, const struct ut_fscaps *c,
-		      uint32_t page_size, uint32_t block_size, struct ut_verdict *v);
+		      uint32_t page_size, uint32_t block_size,
+		      struct ut_verdict *v);
 
 int ut_guard_open(struct ut_page_guard *g, uint32_t id,
 		  const struct ut_geom *geom, int data_fd, const char *dir,

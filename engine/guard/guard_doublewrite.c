@@ -55,7 +55,8 @@ static int dw_init_check(const struct ut_guard_args *a, struct ut_err *err)
 	int ret;
 
 	ret = dw_arg(a, "dblwr-segments", DW_SEGMENTS_MAX, &v, err);
-	return ret ? ret : dw_arg(a, "dblwr-batch", UT_DBLWR_MAX_BATCH, &v, err);
+	return ret ? ret :
+		     dw_arg(a, "dblwr-batch", UT_DBLWR_MAX_BATCH, &v, err);
 }
 
 static int dw_create(const char *path, const struct ut_guard_args *a,
@@ -70,7 +71,8 @@ static int dw_create(const char *path, const struct ut_guard_args *a,
 	if (ret)
 		return ret;
 	return ut_dblwr_create(path, segments ? segments : DW_SEGMENTS_DEFAULT,
-			       batch ? batch : DW_BATCH_DEFAULT, sb->page_size, err);
+			       batch ? batch : DW_BATCH_DEFAULT, sb->page_size,
+			       err);
 }
 
 static int dw_open(struct ut_page_guard *g, const char *dir,
@@ -113,7 +115,8 @@ static int dw_write(struct ut_page_guard *g, struct ut_guard_batch *b)
 	ret = ut_dblwr_write(&dw->d, seg, b->buf, b->page_nos, b->n);
 	atomic_fetch_add(&dw->fsyncs, 1);
 	if (!ret)
-		atomic_fetch_add(&dw->copy_bytes, (uint64_t)b->n * g->geom->page_size);
+		atomic_fetch_add(&dw->copy_bytes,
+				 (uint64_t)b->n * g->geom->page_size);
 	if (!ret)
 		ret = ut_guard_write_durable(g, b, 0);
 	ut_dblwr_release(&dw->d, seg);

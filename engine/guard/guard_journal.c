@@ -55,19 +55,23 @@ static int journal_dir_setup(const char *dir, struct ut_fscaps *caps, int *undo,
 {
 	int ret;
 
-	if (strcmp(caps->mnt.fstype, "ext4") || caps->data_mode == UT_DATA_JOURNAL ||
-	    caps->delalloc || caps->journal_flag)
+	if (strcmp(caps->mnt.fstype, "ext4") ||
+	    caps->data_mode == UT_DATA_JOURNAL || caps->delalloc ||
+	    caps->journal_flag)
 		return 0;
 	ret = dir_journal_flag(dir, 1);
 	if (ret == -EPERM)
-		return ut_err_set(err, ret, "%s: guard 'journal' on ext4 data=ordered with nodelalloc journals the store's files by chattr +j, and setting it needs CAP_SYS_RESOURCE, which this process lacks; run init with that capability, or mount with -o data=journal",
+		return ut_err_set(err, ret,
+				  "%s: guard 'journal' on ext4 data=ordered with nodelalloc journals the store's files by chattr +j, and setting it needs CAP_SYS_RESOURCE, which this process lacks; run init with that capability, or mount with -o data=journal",
 				  dir);
 	if (ret)
-		return ut_err_set(err, ret, "%s: cannot set chattr +j: %s; mount with -o data=journal instead",
+		return ut_err_set(err, ret,
+				  "%s: cannot set chattr +j: %s; mount with -o data=journal instead",
 				  dir, strerror(-ret));
 	*undo = 1;
 	ret = ut_fscaps_probe(dir, caps);
-	return ret ? ut_err_set(err, ret, "%s: cannot read the filesystem's facts: %s",
+	return ret ? ut_err_set(err, ret,
+				"%s: cannot read the filesystem's facts: %s",
 				dir, strerror(-ret)) :
 		     0;
 }
@@ -128,7 +132,8 @@ static int write_through_jw(struct ut_page_guard *g, int jw_fd,
 		} while (admit == -EAGAIN || admit == -EINTR);
 		if (admit < 0)
 			return (int)admit;
-		done = admit ? ut_sys.jw_pwrite(jw_fd, g->data_fd, page, (size_t)admit,
+		done = admit ? ut_sys.jw_pwrite(jw_fd, g->data_fd, page,
+						(size_t)admit,
 						(off_t)b->page_nos[i] * ps) :
 			       0;
 		if (done < 0)
@@ -159,7 +164,8 @@ static const char *journal_writer(const struct ut_page_guard *g)
 }
 
 /* how the engine writes pages here: through the module when loaded */
-static const char *journal_page_writes(uint32_t sb_flags, char *note, size_t len)
+static const char *journal_page_writes(uint32_t sb_flags, char *note,
+				       size_t len)
 {
 	const char *how;
 

@@ -17,7 +17,8 @@ const struct ut_guard_ops ut_guard_none = {
 	.id = UT_GUARD_NONE,
 	.name = "none",
 	.help = "pages are overwritten in place, unprotected (benchmarks only)",
-	.needs_unsafe = "guard 'none' leaves pages torn by a crash unrepairable; add --unsafe if that is what you want (benchmarks only)",
+	.needs_unsafe =
+		"guard 'none' leaves pages torn by a crash unrepairable; add --unsafe if that is what you want (benchmarks only)",
 	.bench_fs = "ext4-ordered",
 	.direct = UT_DIRECT_MAY,
 	.verdict = ut_verdict_in_place,

@@ -52,7 +52,8 @@ const struct ut_guard_ops ut_guard_sector = {
 	.help = "in place with O_DIRECT, nothing extra: each block fits in what the device writes whole, a page torn between blocks is rebuilt from redo",
 	.bench_fs = "ext4-ordered",
 	.direct = UT_DIRECT_MUST,
-	.direct_why = "a buffered write can reach the disk half copied, tearing a block inside itself",
+	.direct_why =
+		"a buffered write can reach the disk half copied, tearing a block inside itself",
 	.verdict = ut_verdict_sector,
 	.block_size = sector_block_size,
 	.write = sector_write,

@@ -14,7 +14,8 @@
 
 #define FILL_CHUNK (1u << 20)
 
-int ut_file_fill(int fd, uint64_t from, uint64_t size, const void *blk, uint32_t blk_len)
+int ut_file_fill(int fd, uint64_t from, uint64_t size, const void *blk,
+		 uint32_t blk_len)
 {
 	unsigned char *chunk;
 	uint64_t off, n;
@@ -61,15 +62,18 @@ int ut_file_create_filled(const char *path, uint64_t size, const void *hdr,
 		if (!ret)
 			ret = ut_sys.fdatasync(fd);
 		if (ret) {
-			ut_err_set(err, ret, "%s: cannot fill %llu bytes: %s; %s", path,
-				   (unsigned long long)size, strerror(-ret), fix);
+			ut_err_set(err, ret,
+				   "%s: cannot fill %llu bytes: %s; %s", path,
+				   (unsigned long long)size, strerror(-ret),
+				   fix);
 			goto out_close;
 		}
 	}
 	n = ut_sys.pwrite(fd, hdr, hdr_len, 0);
 	ret = n == hdr_len ? ut_sys.fdatasync(fd) : (n < 0 ? n : -EIO);
 	if (ret)
-		ut_err_set(err, ret, "%s: cannot write its header: %s; check the device",
+		ut_err_set(err, ret,
+			   "%s: cannot write its header: %s; check the device",
 			   path, strerror(-ret));
 out_close:
 	ut_sys.close(fd);
@@ -81,5 +85,6 @@ out_close:
 int ut_file_create(const char *path, uint64_t size, const void *hdr,
 		   uint32_t hdr_len, const char *fix, struct ut_err *err)
 {
-	return ut_file_create_filled(path, size, hdr, hdr_len, NULL, 0, fix, err);
+	return ut_file_create_filled(path, size, hdr, hdr_len, NULL, 0, fix,
+				     err);
 }

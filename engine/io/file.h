@@ -23,6 +23,7 @@ int ut_file_create_filled(const char *path, uint64_t size, const void *hdr,
 
 /* Writes blk (blk_len bytes, a divisor of 1 MiB) over [from, size) of
  * fd, not synced; 0 or -errno. */
-int ut_file_fill(int fd, uint64_t from, uint64_t size, const void *blk, uint32_t blk_len);
+int ut_file_fill(int fd, uint64_t from, uint64_t size, const void *blk,
+		 uint32_t blk_len);
 
 #endif

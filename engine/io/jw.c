@@ -76,7 +76,8 @@ enum ut_jw_state ut_jw_engine_state(void)
 
 	if (want && !strcmp(want, "off"))
 		return UT_JW_OFF;
-	return access(UNTORN_JW_DEVICE, F_OK) == 0 ? UT_JW_IN_USE : UT_JW_NOT_LOADED;
+	return access(UNTORN_JW_DEVICE, F_OK) == 0 ? UT_JW_IN_USE :
+						     UT_JW_NOT_LOADED;
 }
 
 /* The fix names mkfs-journal as this user has it (ut_tool_name). */

@@ -85,10 +85,12 @@ static void fallback_hint(int err, char *buf, size_t len)
 static void ring_use_fallback(struct ut_ring *ring, const char *reason)
 {
 	ring->have_uring = 0;
-	snprintf(ring->fallback_reason, sizeof(ring->fallback_reason), "%s", reason);
+	snprintf(ring->fallback_reason, sizeof(ring->fallback_reason), "%s",
+		 reason);
 	if (atomic_exchange(&fallback_notice_printed, 1))
 		return;
-	fprintf(stderr, "untorn: notice: io_uring unavailable (%s); using pread/pwrite\n",
+	fprintf(stderr,
+		"untorn: notice: io_uring unavailable (%s); using pread/pwrite\n",
 		reason);
 }
 
@@ -99,7 +101,8 @@ static int ring_setup(struct ut_ring *ring, unsigned flags)
 
 	if (flags & UT_RING_SINGLE_ISSUER) {
 		memset(&p, 0, sizeof(p));
-		p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+		p.flags = IORING_SETUP_SINGLE_ISSUER |
+			  IORING_SETUP_DEFER_TASKRUN;
 		ret = ut_sys.uring_setup(ring->depth, &ring->uring, &p);
 	}
 	if (ret == -EINVAL) {
@@ -240,7 +243,8 @@ int ut_ring_register_files(struct ut_ring *ring, const int *fds, unsigned n)
 	return 0;
 }
 
-int ut_ring_register_buffers(struct ut_ring *ring, const struct iovec *iov, unsigned n)
+int ut_ring_register_buffers(struct ut_ring *ring, const struct iovec *iov,
+			     unsigned n)
 {
 	struct iovec *copy;
 	int ret;
@@ -281,7 +285,8 @@ static int ring_file_index(const struct ut_ring *ring, int fd)
 	return -1;
 }
 
-static int ring_buf_index(const struct ut_ring *ring, const void *buf, size_t len)
+static int ring_buf_index(const struct ut_ring *ring, const void *buf,
+			  size_t len)
 {
 	const char *p = buf;
 	const char *base;
@@ -307,7 +312,8 @@ void ut_io_read(struct ut_io *io, int fd, void *buf, uint32_t len, uint64_t off)
 	io->off = off;
 }
 
-void ut_io_write(struct ut_io *io, int fd, const void *buf, uint32_t len, uint64_t off)
+void ut_io_write(struct ut_io *io, int fd, const void *buf, uint32_t len,
+		 uint64_t off)
 {
 	ut_io_read(io, fd, (void *)buf, len, off);
 	io->op = UT_OP_WRITE;
@@ -407,7 +413,8 @@ static ssize_t io_admit(struct ut_io *io)
 
 	if (io->op == UT_OP_FDATASYNC)
 		return ut_sys.io_admit(io->op, io->fd, 0, 0);
-	admit = ut_sys.io_admit(io->op, io->fd, io->len - io->done, io->off + io->done);
+	admit = ut_sys.io_admit(io->op, io->fd, io->len - io->done,
+				io->off + io->done);
 	if (admit == 0)
 		return -EIO;
 	if (admit > io->len - io->done)
@@ -430,7 +437,8 @@ static void io_probe_complete(struct ut_io *io, int res)
 {
 	if (!io->issued_ns)
 		return;
-	UT_PROBE(ring__complete, io->op, res, ut_now_ns() - io->issued_ns, io->fd);
+	UT_PROBE(ring__complete, io->op, res, ut_now_ns() - io->issued_ns,
+		 io->fd);
 	io->issued_ns = 0;
 }
 
@@ -450,7 +458,8 @@ static void io_run_sync(struct ut_ring *ring, struct ut_io *io)
 			io_refused(io, admit);
 			continue;
 		}
-		io->issued_ns = UT_PROBE_ENABLED(ring__complete) ? ut_now_ns() : 0;
+		io->issued_ns = UT_PROBE_ENABLED(ring__complete) ? ut_now_ns() :
+								   0;
 		if (io->op == UT_OP_FDATASYNC)
 			ret = ut_sys.fdatasync(io->fd);
 		else if (io->op == UT_OP_READ)
@@ -458,7 +467,8 @@ static void io_run_sync(struct ut_ring *ring, struct ut_io *io)
 					   io->off + io->done);
 		else if (io->rw_flags)
 			ret = ut_sys.pwrite_flags(io->fd, p + io->done, admit,
-						  io->off + io->done, io->rw_flags);
+						  io->off + io->done,
+						  io->rw_flags);
 		else
 			ret = ut_sys.pwrite(io->fd, p + io->done, admit,
 					    io->off + io->done);
@@ -512,11 +522,13 @@ static void sqe_prep(struct ut_ring *ring, struct io_uring_sqe *sqe,
 	if (io->op == UT_OP_FDATASYNC)
 		io_uring_prep_fsync(sqe, fd, IORING_FSYNC_DATASYNC);
 	else if (io->op == UT_OP_READ && buf >= 0)
-		io_uring_prep_read_fixed(sqe, fd, p, len, io->off + io->done, buf);
+		io_uring_prep_read_fixed(sqe, fd, p, len, io->off + io->done,
+					 buf);
 	else if (io->op == UT_OP_READ)
 		io_uring_prep_read(sqe, fd, p, len, io->off + io->done);
 	else if (buf >= 0)
-		io_uring_prep_write_fixed(sqe, fd, p, len, io->off + io->done, buf);
+		io_uring_prep_write_fixed(sqe, fd, p, len, io->off + io->done,
+					  buf);
 	else
 		io_uring_prep_write(sqe, fd, p, len, io->off + io->done);
 	if (io->op != UT_OP_FDATASYNC)
@@ -535,7 +547,8 @@ static void sqe_prep(struct ut_ring *ring, struct io_uring_sqe *sqe,
  * member that may issue only part of its bytes or none.  Returns how
  * many SQEs were prepped.
  */
-static unsigned chain_issue(struct ut_ring *ring, struct ut_io *head, unsigned first)
+static unsigned chain_issue(struct ut_ring *ring, struct ut_io *head,
+			    unsigned first)
 {
 	struct io_uring_sqe *sqe, *prev = NULL;
 	struct ut_io *io;
@@ -562,7 +575,8 @@ static unsigned chain_issue(struct ut_ring *ring, struct ut_io *head, unsigned f
 		if (io->retries)
 			sqe->flags |= IOSQE_ASYNC;
 		io->state = IO_INFLIGHT;
-		io->issued_ns = UT_PROBE_ENABLED(ring__complete) ? ut_now_ns() : 0;
+		io->issued_ns = UT_PROBE_ENABLED(ring__complete) ? ut_now_ns() :
+								   0;
 		if (io->done || io->retries)
 			ring->stats.resubmits++;
 		prev = sqe;
@@ -715,7 +729,8 @@ static int batch_prepare(struct ut_ring *ring, struct ut_batch *b,
 	return 0;
 }
 
-int ut_ring_start(struct ut_ring *ring, struct ut_batch *b, struct ut_io *ios, unsigned n)
+int ut_ring_start(struct ut_ring *ring, struct ut_batch *b, struct ut_io *ios,
+		  unsigned n)
 {
 	unsigned i;
 	int ret;
@@ -796,7 +811,8 @@ int ut_ring_wait(struct ut_ring *ring, struct ut_batch *b)
 	while (b->unfinished) {
 		pending_flush(ring);
 		ret = ring_submit(ring);
-		if ((ret == -EAGAIN || ret == -EBUSY) && !ring_in_kernel(ring)) {
+		if ((ret == -EAGAIN || ret == -EBUSY) &&
+		    !ring_in_kernel(ring)) {
 			if (++busy > IO_RETRY_MAX)
 				return ring_abort(ring, ret);
 			sched_yield();

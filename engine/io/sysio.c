@@ -36,7 +36,8 @@ static ssize_t sys_pwrite(int fd, const void *buf, size_t len, off_t off)
 	return ret < 0 ? -errno : ret;
 }
 
-static ssize_t sys_pwrite_flags(int fd, const void *buf, size_t len, off_t off, int rw_flags)
+static ssize_t sys_pwrite_flags(int fd, const void *buf, size_t len, off_t off,
+				int rw_flags)
 {
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 	ssize_t ret = pwritev2(fd, &iov, 1, off, rw_flags);
@@ -80,7 +81,8 @@ static int sys_uring_submit(struct io_uring *ring)
 	return io_uring_submit(ring);
 }
 
-static ssize_t sys_jw_pwrite(int jw_fd, int fd, const void *buf, size_t len, off_t off)
+static ssize_t sys_jw_pwrite(int jw_fd, int fd, const void *buf, size_t len,
+			     off_t off)
 {
 	return ut_jw_pwrite(jw_fd, fd, buf, len, off, 0, NULL);
 }

@@ -70,7 +70,8 @@ static void unused_block(unsigned char *blk)
 	put_le32(blk + BLK_CRC, ut_crc32c(0, blk, BLK_CRC));
 }
 
-static void log_header(unsigned char *hdr, uint64_t capacity, const uint8_t uuid[16])
+static void log_header(unsigned char *hdr, uint64_t capacity,
+		       const uint8_t uuid[16])
 {
 	memset(hdr, 0, UT_LOG_HDR_SIZE);
 	memcpy(hdr, LOG_MAGIC, 8);
@@ -83,7 +84,8 @@ static void log_header(unsigned char *hdr, uint64_t capacity, const uint8_t uuid
 int ut_redo_create(const char *path, uint64_t size, const uint8_t uuid[16],
 		   struct ut_err *err)
 {
-	uint64_t capacity = (size - UT_LOG_HDR_SIZE) / UT_LOG_BLOCK * UT_LOG_BLOCK;
+	uint64_t capacity =
+		(size - UT_LOG_HDR_SIZE) / UT_LOG_BLOCK * UT_LOG_BLOCK;
 	unsigned char *hdr, blk[UT_LOG_BLOCK];
 	int ret;
 
@@ -94,7 +96,8 @@ int ut_redo_create(const char *path, uint64_t size, const uint8_t uuid[16],
 	unused_block(blk);
 	ret = ut_file_create_filled(path, UT_LOG_HDR_SIZE + capacity, hdr,
 				    UT_LOG_HDR_SIZE, blk, UT_LOG_BLOCK,
-				    "free space or choose a smaller --log-size", err);
+				    "free space or choose a smaller --log-size",
+				    err);
 	free(hdr);
 	return ret;
 }
@@ -113,7 +116,8 @@ int ut_redo_clear(struct ut_redo *log, struct ut_err *err)
 	if (!ret)
 		ret = ut_sys.fdatasync(log->fd);
 	if (ret)
-		ut_err_set(err, ret, "%s: cannot clear the damaged redo log: %s; check the device",
+		ut_err_set(err, ret,
+			   "%s: cannot clear the damaged redo log: %s; check the device",
 			   log->path, strerror(-ret));
 	return ret;
 }
@@ -161,13 +165,15 @@ int ut_redo_open(struct ut_redo *log, const char *path, const uint8_t uuid[16],
 	if (!hdr || !log->buf || !log->wbuf)
 		goto out_free;
 	n = ut_sys.pread(log->fd, hdr, UT_LOG_HDR_SIZE, 0);
-	ret = n == UT_LOG_HDR_SIZE ?
-		      log_check_header(hdr, uuid, &log->capacity, &log->filled) :
-		      -EPROTO;
+	ret = n == UT_LOG_HDR_SIZE ? log_check_header(hdr, uuid, &log->capacity,
+						      &log->filled) :
+				     -EPROTO;
 	if (ret) {
-		ut_err_set(err, ret, "%s: %s; restore the store's redo log from the same backup as its data file",
+		ut_err_set(err, ret,
+			   "%s: %s; restore the store's redo log from the same backup as its data file",
 			   path,
-			   ret == -EXDEV ? "the redo log belongs to another store" :
+			   ret == -EXDEV ?
+				   "the redo log belongs to another store" :
 			   ret == -EBADMSG ? "log header checksum mismatch" :
 			   ret == -ENOTSUP ? "unknown log format version" :
 					     "not an untorn redo log");
@@ -178,7 +184,8 @@ int ut_redo_open(struct ut_redo *log, const char *path, const uint8_t uuid[16],
 		ret = ut_err_set(err, -EINVAL,
 				 "%s: truncated: %llu bytes, the header says %llu; restore the redo log from a backup",
 				 path, (unsigned long long)sb.st_size,
-				 (unsigned long long)(UT_LOG_HDR_SIZE + log->capacity));
+				 (unsigned long long)(UT_LOG_HDR_SIZE +
+						      log->capacity));
 		goto out_free;
 	}
 	free(hdr);
@@ -276,7 +283,8 @@ int ut_redo_reserve(struct ut_redo *log, size_t len)
 			ut_mutex_lock(&log->mutex);
 			continue;
 		}
-		if (log->cur_lsn + need - lsn_block(log->ckpt_lsn) >= log->capacity) {
+		if (log->cur_lsn + need - lsn_block(log->ckpt_lsn) >=
+		    log->capacity) {
 			/* ask without the log mutex: the cleaners take
 			 * their mutex first and then the log's */
 			if (log->need_space && !asked) {

@@ -51,13 +51,15 @@ static int stream_push(struct ut_redo_scan *scan, size_t *cap,
 }
 
 /* Takes one block; sets st->done when the log ends here. */
-static int scan_block(struct scan_state *st, const unsigned char *blk, uint64_t blk_lsn)
+static int scan_block(struct scan_state *st, const unsigned char *blk,
+		      uint64_t blk_lsn)
 {
 	struct ut_redo_scan *scan = st->scan;
 	uint64_t skip = 0;
 	uint16_t used;
 
-	if (get_le32(blk + UT_LOG_BLOCK - 4) != ut_crc32c(0, blk, UT_LOG_BLOCK - 4)) {
+	if (get_le32(blk + UT_LOG_BLOCK - 4) !=
+	    ut_crc32c(0, blk, UT_LOG_BLOCK - 4)) {
 		int zero = is_zero(blk, UT_LOG_BLOCK);
 
 		scan->stop_reason =
@@ -92,7 +94,8 @@ static int scan_block(struct scan_state *st, const unsigned char *blk, uint64_t 
 	if (blk_lsn < scan->start_lsn)
 		skip = scan->start_lsn - blk_lsn - UT_LOG_BLOCK_HDR;
 	if (used > skip &&
-	    stream_push(scan, &st->cap, blk + UT_LOG_BLOCK_HDR + skip, used - skip))
+	    stream_push(scan, &st->cap, blk + UT_LOG_BLOCK_HDR + skip,
+			used - skip))
 		return -ENOMEM;
 	if (used < UT_LOG_PAYLOAD) {
 		scan->stop_reason = "end of log";
@@ -108,7 +111,8 @@ static int scan_block(struct scan_state *st, const unsigned char *blk, uint64_t 
  */
 static int for_each_block(struct ut_redo *log, struct ut_ring *ring,
 			  uint64_t lsn, uint64_t limit,
-			  int (*fn)(void *arg, const unsigned char *blk, uint64_t blk_lsn),
+			  int (*fn)(void *arg, const unsigned char *blk,
+				    uint64_t blk_lsn),
 			  void *arg, struct ut_err *err)
 {
 	uint64_t off, n, i;
@@ -129,7 +133,8 @@ static int for_each_block(struct ut_redo *log, struct ut_ring *ring,
 		ut_io_read(&io, log->fd, chunk, n, off);
 		ret = ut_ring_run(ring, &io, 1);
 		if (ret) {
-			ut_err_set(err, ret, "%s: cannot read the redo log at LSN %llu: %s",
+			ut_err_set(err, ret,
+				   "%s: cannot read the redo log at LSN %llu: %s",
 				   log->path, (unsigned long long)lsn,
 				   strerror(-ret));
 			break;
@@ -156,7 +161,8 @@ static int scan_blocks(struct ut_redo *log, struct ut_ring *ring,
 	uint64_t lsn = st->scan->start_lsn / UT_LOG_BLOCK * UT_LOG_BLOCK;
 	int ret;
 
-	ret = for_each_block(log, ring, lsn, lsn + log->capacity, scan_one, st, err);
+	ret = for_each_block(log, ring, lsn, lsn + log->capacity, scan_one, st,
+			     err);
 	if (ret < 0)
 		return ret;
 	if (!st->done)
@@ -181,8 +187,8 @@ static int probe_after(struct ut_redo *log, struct ut_ring *ring,
 		       struct scan_state *st, uint64_t from, uint64_t *last,
 		       struct ut_err *err)
 {
-	uint64_t limit =
-		st->scan->start_lsn / UT_LOG_BLOCK * UT_LOG_BLOCK + log->capacity;
+	uint64_t limit = st->scan->start_lsn / UT_LOG_BLOCK * UT_LOG_BLOCK +
+			 log->capacity;
 
 	return for_each_block(log, ring, from + UT_LOG_BLOCK, limit, note_sound,
 			      last, err);
@@ -286,7 +292,8 @@ static int scan_groups(struct ut_redo_scan *scan)
 			torn_tail(scan);
 			break;
 		}
-		recs = group_check(scan->stream + pos + UT_LOG_GROUP_HDR, glen, n_recs);
+		recs = group_check(scan->stream + pos + UT_LOG_GROUP_HDR, glen,
+				   n_recs);
 		if (recs <= 0) {
 			scan->stop_reason = "malformed group (garbage tail)";
 			/* sound blocks past this group: not a torn write */
@@ -294,13 +301,15 @@ static int scan_groups(struct ut_redo_scan *scan)
 			    UT_LOG_GROUP_HDR + glen + UT_LOG_PAYLOAD) {
 				scan->damage_lsn = lsn;
 				scan->sound_after_lsn =
-					ut_lsn_add(scan->start_lsn, scan->stream_len);
+					ut_lsn_add(scan->start_lsn,
+						   scan->stream_len);
 			}
 			break;
 		}
 		if (scan->groups == cap) {
 			cap = cap ? cap * 2 : 1024;
-			grown = realloc(scan->group_end, cap * sizeof(uint64_t));
+			grown = realloc(scan->group_end,
+					cap * sizeof(uint64_t));
 			if (!grown)
 				return -ENOMEM;
 			scan->group_end = grown;

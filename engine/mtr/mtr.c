@@ -81,7 +81,8 @@ static struct ut_mtr_page *mtr_slot(struct ut_mtr *m, const struct ut_frame *f)
 }
 
 /* The caller made room (pages_reserve). */
-static void mtr_track(struct ut_mtr *m, struct ut_frame *f, enum ut_latch_mode mode)
+static void mtr_track(struct ut_mtr *m, struct ut_frame *f,
+		      enum ut_latch_mode mode)
 {
 	struct ut_mtr_page *p = &m->pages[m->n_pages++];
 
@@ -91,8 +92,9 @@ static void mtr_track(struct ut_mtr *m, struct ut_frame *f, enum ut_latch_mode m
 	p->refs = 1;
 }
 
-int ut_mtr_get_flags(struct ut_mtr *m, uint32_t page_no, enum ut_latch_mode mode,
-		     unsigned get_flags, struct ut_frame **fp)
+int ut_mtr_get_flags(struct ut_mtr *m, uint32_t page_no,
+		     enum ut_latch_mode mode, unsigned get_flags,
+		     struct ut_frame **fp)
 {
 	struct ut_mtr_page *p = mtr_held(m, page_no);
 	int ret;
@@ -175,8 +177,9 @@ static void mark_block(struct ut_mtr *m, struct ut_frame *f, uint32_t block)
 	p->touched[block / 64] |= 1ull << (block % 64);
 }
 
-void ut_rec_apply_write(const struct ut_geom *g, struct ut_frame *f, uint32_t block,
-			uint32_t block_off, const unsigned char *bytes, uint32_t len)
+void ut_rec_apply_write(const struct ut_geom *g, struct ut_frame *f,
+			uint32_t block, uint32_t block_off,
+			const unsigned char *bytes, uint32_t len)
 {
 	memcpy(f->area + ut_page_logical(g, block, block_off), bytes, len);
 }
@@ -226,7 +229,8 @@ void ut_mtr_move(struct ut_mtr *m, struct ut_frame *f, uint32_t dst,
 	ut_mtr_write(m, f, dst, f->area + dst, len);
 }
 
-void ut_mtr_write16(struct ut_mtr *m, struct ut_frame *f, uint32_t off, uint16_t v)
+void ut_mtr_write16(struct ut_mtr *m, struct ut_frame *f, uint32_t off,
+		    uint16_t v)
 {
 	unsigned char b[2];
 
@@ -234,7 +238,8 @@ void ut_mtr_write16(struct ut_mtr *m, struct ut_frame *f, uint32_t off, uint16_t
 	ut_mtr_write(m, f, off, b, 2);
 }
 
-void ut_mtr_write32(struct ut_mtr *m, struct ut_frame *f, uint32_t off, uint32_t v)
+void ut_mtr_write32(struct ut_mtr *m, struct ut_frame *f, uint32_t off,
+		    uint32_t v)
 {
 	unsigned char b[4];
 
@@ -283,7 +288,8 @@ int ut_mtr_create(struct ut_mtr *m, uint32_t page_no, uint16_t type,
 	return mtr_init_page(m, *fp, type, level);
 }
 
-int ut_mtr_reinit(struct ut_mtr *m, struct ut_frame *f, uint16_t type, uint16_t level)
+int ut_mtr_reinit(struct ut_mtr *m, struct ut_frame *f, uint16_t type,
+		  uint16_t level)
 {
 	return mtr_init_page(m, f, type, level);
 }

@@ -62,8 +62,9 @@ int ut_mtr_reserve(struct ut_mtr *m, size_t rec_bytes, unsigned pages);
  * S; S held and X asked is -EDEADLK). */
 int ut_mtr_get(struct ut_mtr *m, uint32_t page_no, enum ut_latch_mode mode,
 	       struct ut_frame **fp);
-int ut_mtr_get_flags(struct ut_mtr *m, uint32_t page_no, enum ut_latch_mode mode,
-		     unsigned get_flags, struct ut_frame **fp);
+int ut_mtr_get_flags(struct ut_mtr *m, uint32_t page_no,
+		     enum ut_latch_mode mode, unsigned get_flags,
+		     struct ut_frame **fp);
 /* Lets go of an unmodified page early (latch coupling), once every
  * ut_mtr_get() of it is released. */
 void ut_mtr_release(struct ut_mtr *m, struct ut_frame *f);
@@ -72,15 +73,18 @@ int ut_mtr_create(struct ut_mtr *m, uint32_t page_no, uint16_t type,
 		  uint16_t level, struct ut_frame **fp);
 /* Empties a page the mtr holds X-latched, with a new type and level,
  * logging INIT so that recovery redoes the level too. */
-int ut_mtr_reinit(struct ut_mtr *m, struct ut_frame *f, uint16_t type, uint16_t level);
+int ut_mtr_reinit(struct ut_mtr *m, struct ut_frame *f, uint16_t type,
+		  uint16_t level);
 /* Changes bytes of a page's logical area and logs them. */
 void ut_mtr_write(struct ut_mtr *m, struct ut_frame *f, uint32_t off,
 		  const void *src, uint32_t len);
 /* memmove within a page's area, logged as the bytes that changed. */
 void ut_mtr_move(struct ut_mtr *m, struct ut_frame *f, uint32_t dst,
 		 uint32_t src, uint32_t len);
-void ut_mtr_write16(struct ut_mtr *m, struct ut_frame *f, uint32_t off, uint16_t v);
-void ut_mtr_write32(struct ut_mtr *m, struct ut_frame *f, uint32_t off, uint32_t v);
+void ut_mtr_write16(struct ut_mtr *m, struct ut_frame *f, uint32_t off,
+		    uint16_t v);
+void ut_mtr_write32(struct ut_mtr *m, struct ut_frame *f, uint32_t off,
+		    uint32_t v);
 /* Returns the end LSN of the group (0 when nothing was changed), or
  * -errno through m->err. */
 uint64_t ut_mtr_commit(struct ut_mtr *m);

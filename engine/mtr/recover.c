@@ -80,8 +80,9 @@ static int collect_refs(const struct ut_redo_scan *scan, struct rec_ref **out,
 
 /* Applies the records of one page (refs[0..n), one page, log order). */
 static int apply_page(const struct ut_recovery_ctx *rc, struct ut_frame *f,
-		      const struct ut_redo_scan *scan, const struct rec_ref *refs,
-		      size_t n, struct ut_recovery_report *rep)
+		      const struct ut_redo_scan *scan,
+		      const struct rec_ref *refs, size_t n,
+		      struct ut_recovery_report *rep)
 {
 	const struct ut_geom *g = &rc->pool->geom;
 	uint64_t before[UT_MAX_BLOCKS], lsn, newest = 0;
@@ -119,7 +120,8 @@ static int apply_page(const struct ut_recovery_ctx *rc, struct ut_frame *f,
 		off = get_le16(r + 6);
 		len = get_le16(r + 8);
 		logical = ut_page_logical(g, b, off);
-		if (b >= g->n_blocks || logical == UINT32_MAX || off + len > g->block_size)
+		if (b >= g->n_blocks || logical == UINT32_MAX ||
+		    off + len > g->block_size)
 			return -EUCLEAN;
 		if (before[b] >= lsn) {
 			rep->records_skipped++;
@@ -183,7 +185,8 @@ static int apply_error(const struct ut_recovery_ctx *rc, uint32_t page_no,
 				  "%s: page %u has zeroed blocks and the redo log does not hold its creation, so it cannot be rebuilt; restore the store from a backup",
 				  rc->store->data_path, page_no);
 	if (ret)
-		return ut_err_set(err, ret, "%s: redo record for page %u does not fit the page format; the log is damaged: restore the store from a backup",
+		return ut_err_set(err, ret,
+				  "%s: redo record for page %u does not fit the page format; the log is damaged: restore the store from a backup",
 				  rc->store->data_path, page_no);
 	return 0;
 }
@@ -197,7 +200,8 @@ static unsigned recover_batch(const struct ut_recovery_ctx *rc)
 	return most < 1 ? 1 : most < RECOVER_BATCH ? most : RECOVER_BATCH;
 }
 
-static int apply_all(const struct ut_recovery_ctx *rc, const struct ut_redo_scan *scan,
+static int apply_all(const struct ut_recovery_ctx *rc,
+		     const struct ut_redo_scan *scan,
 		     const struct rec_ref *refs, size_t n_refs,
 		     struct ut_recovery_report *rep, struct ut_err *err)
 {
@@ -247,11 +251,13 @@ static int apply_all(const struct ut_recovery_ctx *rc, const struct ut_redo_scan
 				ret = apply_error(rc, pages[j],
 						  apply_page(rc, frames[j],
 							     scan, refs + k,
-							     first[j + 1] - k, rep),
+							     first[j + 1] - k,
+							     rep),
 						  err);
 			ut_bpool_release(rc->pool, frames[j], UT_X);
 		}
-		if (!ret && ut_bpool_dirty_count(rc->pool) > rc->pool->n_frames / 2)
+		if (!ret &&
+		    ut_bpool_dirty_count(rc->pool) > rc->pool->n_frames / 2)
 			ret = ut_flush_all(rc->flush);
 	}
 	ut_prefetch_free(&pf);
@@ -260,12 +266,14 @@ static int apply_all(const struct ut_recovery_ctx *rc, const struct ut_redo_scan
 
 /* The log is damaged where it stops: says where, and what is at stake. */
 static int log_damage_refused(const struct ut_recovery_ctx *rc,
-			      const struct ut_redo_scan *scan, struct ut_err *err)
+			      const struct ut_redo_scan *scan,
+			      struct ut_err *err)
 {
 	if (scan->sound_after_lsn)
 		return ut_err_set(err, -EUCLEAN,
 				  "%s: the redo log is damaged at LSN %llu (%s) and sound log follows up to LSN %llu: transactions committed after the damage would be lost; restore the store from a backup, or accept the loss with: untorn recover %s --accept-log-loss",
-				  rc->log->path, (unsigned long long)scan->damage_lsn,
+				  rc->log->path,
+				  (unsigned long long)scan->damage_lsn,
 				  scan->stop_reason,
 				  (unsigned long long)scan->sound_after_lsn,
 				  rc->store->dir);
@@ -314,13 +322,15 @@ int ut_recover(const struct ut_recovery_ctx *rc, struct ut_recovery_report *rep,
 		if (ret)
 			return ret;
 		rep->guard = ops->name;
-		rep->restored_from = ops->file ? ops->file->copy : "the guard's copy";
+		rep->restored_from = ops->file ? ops->file->copy :
+						 "the guard's copy";
 		rep->guard_checked = gr.pages_checked;
 		rep->guard_restored = gr.pages_restored;
 		memcpy(rep->restored, gr.restored, sizeof(rep->restored));
 	}
 	phase = phase_start("redo-scan");
-	ret = ut_redo_scan(rc->log, ut_ring_thread(), rep->checkpoint_lsn, &scan, err);
+	ret = ut_redo_scan(rc->log, ut_ring_thread(), rep->checkpoint_lsn,
+			   &scan, err);
 	phase_done("redo-scan", phase, ret ? 0 : scan.records);
 	if (ret)
 		return ret;
@@ -353,7 +363,8 @@ int ut_recover(const struct ut_recovery_ctx *rc, struct ut_recovery_report *rep,
 	start = scan.end_lsn;
 	if (ut_lsn_next_block(start) != start || scan.stream_len ||
 	    scan.damage_lsn || scan.gap_lsn)
-		start = ut_lsn_next_block(rep->checkpoint_lsn + rc->log->capacity);
+		start = ut_lsn_next_block(rep->checkpoint_lsn +
+					  rc->log->capacity);
 	ut_redo_start(rc->log, start, rep->checkpoint_lsn);
 	if (scan.groups) {
 		ret = collect_refs(&scan, &refs, &n_refs, &max_page);

@@ -43,7 +43,8 @@ int ut_geom_init_layout(struct ut_geom *g, uint32_t page_size,
 	g->layout = layout;
 	g->hdr_rest = layout == UT_LAYOUT_COMPACT ? UT_BLOCK_HDR_COMPACT :
 						    UT_BLOCK_HDR_SIZE;
-	g->area_size = page_size - BLOCK0_PAYLOAD_OFF - (g->n_blocks - 1) * g->hdr_rest;
+	g->area_size = page_size - BLOCK0_PAYLOAD_OFF -
+		       (g->n_blocks - 1) * g->hdr_rest;
 	g->page_shift = ilog2_u32(page_size);
 	g->block_shift = ilog2_u32(block_size);
 	return 0;
@@ -89,21 +90,25 @@ void ut_page_locate(const struct ut_geom *g, uint32_t off, uint32_t *block,
 	*in_block = block_payload(g, b) - o;
 }
 
-uint32_t ut_page_logical(const struct ut_geom *g, uint32_t block, uint32_t block_off)
+uint32_t ut_page_logical(const struct ut_geom *g, uint32_t block,
+			 uint32_t block_off)
 {
 	uint32_t hdr = g->block_size - block_payload(g, block);
 
-	if (block >= g->n_blocks || block_off < hdr || block_off >= g->block_size)
+	if (block >= g->n_blocks || block_off < hdr ||
+	    block_off >= g->block_size)
 		return UINT32_MAX;
 	if (!block)
 		return block_off - hdr;
-	return block_payload(g, 0) + (block - 1) * block_payload(g, 1) + block_off - hdr;
+	return block_payload(g, 0) + (block - 1) * block_payload(g, 1) +
+	       block_off - hdr;
 }
 
 void ut_page_block_span(const struct ut_geom *g, uint32_t block, uint32_t *off,
 			uint32_t *len)
 {
-	*off = block ? block_payload(g, 0) + (block - 1) * block_payload(g, 1) : 0;
+	*off = block ? block_payload(g, 0) + (block - 1) * block_payload(g, 1) :
+		       0;
 	*len = block_payload(g, block);
 }
 
@@ -125,7 +130,8 @@ void ut_page_touch(const struct ut_geom *g, struct ut_page_meta *m,
 }
 
 void ut_page_meta_init(const struct ut_geom *g, struct ut_page_meta *m,
-		       uint32_t page_no, uint16_t type, uint16_t level, uint64_t lsn)
+		       uint32_t page_no, uint16_t type, uint16_t level,
+		       uint64_t lsn)
 {
 	uint32_t i;
 
@@ -138,7 +144,8 @@ void ut_page_meta_init(const struct ut_geom *g, struct ut_page_meta *m,
 		m->blk_lsn[i] = lsn;
 }
 
-uint32_t ut_block_crc(const void *block, uint32_t block_size, uint32_t block_index)
+uint32_t ut_block_crc(const void *block, uint32_t block_size,
+		      uint32_t block_index)
 {
 	unsigned char idx[4];
 
@@ -319,9 +326,11 @@ int ut_page_verify(const struct ut_geom *g, const void *disk, uint32_t page_no,
 
 /* What redo may skip in a block: its own LSN, or a compact block's page
  * LSN (the image it was written with holds every change up to it). */
-static uint64_t block_lsn(const struct ut_geom *g, const unsigned char *blk, uint32_t block)
+static uint64_t block_lsn(const struct ut_geom *g, const unsigned char *blk,
+			  uint32_t block)
 {
-	return get_le64(blk + (compact_block(g, block) ? CH_PAGE_LSN : BH_BLK_LSN));
+	return get_le64(blk +
+			(compact_block(g, block) ? CH_PAGE_LSN : BH_BLK_LSN));
 }
 
 int ut_page_unpack(const struct ut_geom *g, const void *disk, uint32_t page_no,
@@ -423,23 +432,29 @@ int ut_fault_describe(const struct ut_page_fault *f, char *buf, size_t len)
 {
 	switch (f->kind) {
 	case UT_FAULT_CHECKSUM:
-		return snprintf(buf, len, "checksum mismatch (stored %08llx, computed %08llx)",
+		return snprintf(buf, len,
+				"checksum mismatch (stored %08llx, computed %08llx)",
 				(unsigned long long)f->found,
 				(unsigned long long)f->expected);
 	case UT_FAULT_ZERO_BLOCK:
-		return snprintf(buf, len, "block is all zeros in a written page");
+		return snprintf(buf, len,
+				"block is all zeros in a written page");
 	case UT_FAULT_PAGE_NO:
 		return snprintf(buf, len, "block belongs to page %llu",
 				(unsigned long long)f->found);
 	case UT_FAULT_GEOMETRY:
-		return snprintf(buf, len, "page written with %llu-byte pages, store uses %llu",
-				1ULL << (f->found & 63), 1ULL << (f->expected & 63));
+		return snprintf(buf, len,
+				"page written with %llu-byte pages, store uses %llu",
+				1ULL << (f->found & 63),
+				1ULL << (f->expected & 63));
 	case UT_FAULT_TORN:
-		return snprintf(buf, len, "torn: page LSN %llu here, %llu in the blocks before",
+		return snprintf(buf, len,
+				"torn: page LSN %llu here, %llu in the blocks before",
 				(unsigned long long)f->found,
 				(unsigned long long)f->expected);
 	case UT_FAULT_BLOCK_LSN:
-		return snprintf(buf, len, "block LSN %llu newer than page LSN %llu",
+		return snprintf(buf, len,
+				"block LSN %llu newer than page LSN %llu",
 				(unsigned long long)f->found,
 				(unsigned long long)f->expected);
 	case UT_FAULT_TYPE:

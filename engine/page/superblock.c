@@ -76,7 +76,8 @@ int ut_sb_decode(const void *sector, struct ut_sb *sb)
 		return ret;
 	memset(sb, 0, sizeof(*sb));
 	sb->version = get_le32(sec + SEC_ID);
-	if (sb->version != UT_FORMAT_VERSION && sb->version != UT_FORMAT_COMPACT)
+	if (sb->version != UT_FORMAT_VERSION &&
+	    sb->version != UT_FORMAT_COMPACT)
 		return UT_SB_EVERSION;
 	sb->page_size = get_le32(sec + SB_PAGE_SIZE);
 	sb->block_size = get_le32(sec + SB_BLOCK_SIZE);
@@ -87,7 +88,8 @@ int ut_sb_decode(const void *sector, struct ut_sb *sb)
 	sb->created = get_le64(sec + SB_CREATED);
 	if (!(sb->flags & UT_SB_COMPACT) != (sb->version == UT_FORMAT_VERSION))
 		return UT_SB_EFIELD;
-	if (ut_geom_init_layout(&geom, sb->page_size, sb->block_size, ut_sb_layout(sb)))
+	if (ut_geom_init_layout(&geom, sb->page_size, sb->block_size,
+				ut_sb_layout(sb)))
 		return UT_SB_EFIELD;
 	/* which ids name a guard is the guard table's (store_open.c) */
 	if (!sb->guard || sb->guard > UT_GUARD_ID_MAX)

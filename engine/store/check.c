@@ -72,7 +72,8 @@ static void check_page(struct ut_store *st, const void *disk, uint32_t page_no,
 		bad.page_no = page_no;
 		bad.block = rep->fault[i].block;
 		bad.kind = ut_fault_name(rep->fault[i].kind);
-		ut_fault_describe(&rep->fault[i], bad.detail, sizeof(bad.detail));
+		ut_fault_describe(&rep->fault[i], bad.detail,
+				  sizeof(bad.detail));
 		fn(&bad, user);
 		stats->bad_blocks++;
 	}
@@ -123,7 +124,8 @@ int ut_check_run(struct ut_store *st, ut_check_fn fn, void *user,
 			n = UT_CHECK_BATCH;
 		ret = check_batch(st, buf, ios, page, n);
 		if (ret) {
-			ut_err_set(err, ret, "%s: cannot read pages %llu..%llu: %s",
+			ut_err_set(err, ret,
+				   "%s: cannot read pages %llu..%llu: %s",
 				   st->data_path, (unsigned long long)page,
 				   (unsigned long long)(page + n - 1),
 				   ret == -ENODATA ? "file ends early" :

@@ -126,8 +126,9 @@ static int fdinfo_lock(const char *path, unsigned long ino, int *exclusive)
 		if (strncmp(line, "lock:", 5) || !strstr(line, "OFDLCK"))
 			continue;
 		/* lock:	1: OFDLCK ADVISORY  WRITE -1 fe:00:9978081 0 EOF */
-		if (sscanf(strstr(line, "ADVISORY"), "ADVISORY %15s %*d %x:%x:%lu",
-			   mode, &maj, &min, &lino) == 4 &&
+		if (sscanf(strstr(line, "ADVISORY"),
+			   "ADVISORY %15s %*d %x:%x:%lu", mode, &maj, &min,
+			   &lino) == 4 &&
 		    lino == ino) {
 			*exclusive = !strcmp(mode, "WRITE");
 			found = 1;

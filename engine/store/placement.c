@@ -57,11 +57,13 @@ int ut_place_target(const char *store_dir, const char *own_dir,
 	if (!own_dir)
 		n = snprintf(target, len, "%s/%s", store_dir, name);
 	else if (!realpath(own_dir, real))
-		return ut_err_set(err, -errno, "%s: %s", own_dir, strerror(errno));
+		return ut_err_set(err, -errno, "%s: %s", own_dir,
+				  strerror(errno));
 	else
 		/* untorn.redo of store 0a1b2c3d... -> untorn-0a1b2c3d.redo */
 		n = snprintf(target, len, "%s/untorn-%02x%02x%02x%02x%s", real,
-			     uuid[0], uuid[1], uuid[2], uuid[3], strchr(name, '.'));
+			     uuid[0], uuid[1], uuid[2], uuid[3],
+			     strchr(name, '.'));
 	if (n < 0 || (size_t)n >= len)
 		return ut_err_set(err, -ENAMETOOLONG, "%s: path too long",
 				  own_dir ? own_dir : store_dir);
@@ -96,7 +98,8 @@ void ut_place_remove(const char *store_dir, const char *name)
 	unlink(link);
 }
 
-int ut_place_where(const char *store_dir, const char *name, char *target, size_t len)
+int ut_place_where(const char *store_dir, const char *name, char *target,
+		   size_t len)
 {
 	char link[PATH_MAX + 16];
 	ssize_t n;

@@ -23,7 +23,8 @@ int ut_place_link(const char *store_dir, const char *name, const char *target,
 /* Removes store_dir/name and, when it is a link, what it points to. */
 void ut_place_remove(const char *store_dir, const char *name);
 /* The file behind store_dir/name in target: 1 when linked elsewhere. */
-int ut_place_where(const char *store_dir, const char *name, char *target, size_t len);
+int ut_place_where(const char *store_dir, const char *name, char *target,
+		   size_t len);
 /* -ENOENT with the fix when store_dir/name links to a missing file. */
 int ut_place_explain(const char *store_dir, const char *name, const char *what,
 		     struct ut_err *err);

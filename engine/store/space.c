@@ -44,7 +44,8 @@ uint32_t ut_space_pages(struct ut_space *sp)
 	return n;
 }
 
-int ut_space_recovered(struct ut_space *sp, uint32_t max_page, struct ut_err *err)
+int ut_space_recovered(struct ut_space *sp, uint32_t max_page,
+		       struct ut_err *err)
 {
 	int ret;
 

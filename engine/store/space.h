@@ -28,6 +28,7 @@ int ut_space_reserve(struct ut_space *sp, unsigned n);
 uint32_t ut_space_pages(struct ut_space *sp);
 /* Recovery: pages up to max_page are in use (redo wrote them), and the
  * file holds them. */
-int ut_space_recovered(struct ut_space *sp, uint32_t max_page, struct ut_err *err);
+int ut_space_recovered(struct ut_space *sp, uint32_t max_page,
+		       struct ut_err *err);
 
 #endif

@@ -65,10 +65,12 @@ static int extend_file(struct ut_ring *ring, int fd, const char *path,
 	if (ret == -EOPNOTSUPP)
 		ret = zero_fill(ring, fd, from, to - from);
 	if (ret == -ENOSPC || ret == -EDQUOT)
-		return ut_err_set(err, ret, "%s: no space left to grow the data file to %llu bytes; free space on the filesystem or move the store",
+		return ut_err_set(err, ret,
+				  "%s: no space left to grow the data file to %llu bytes; free space on the filesystem or move the store",
 				  path, (unsigned long long)to);
 	if (ret)
-		return ut_err_set(err, ret, "%s: cannot grow the data file to %llu bytes: %s; check the filesystem and the device",
+		return ut_err_set(err, ret,
+				  "%s: cannot grow the data file to %llu bytes: %s; check the filesystem and the device",
 				  path, (unsigned long long)to, strerror(-ret));
 	return 0;
 }
@@ -80,7 +82,8 @@ int ut_store_grow(struct ut_store *st, uint64_t min_pages, struct ut_err *err)
 	int ret;
 
 	if (st->read_only)
-		return ut_err_set(err, -EROFS, "%s: opened read-only", st->data_path);
+		return ut_err_set(err, -EROFS, "%s: opened read-only",
+				  st->data_path);
 	if (min_pages > UINT32_MAX)
 		return ut_err_set(err, -EFBIG,
 				  "%s: %llu pages exceed the format's 2^32 page limit; use a larger page size",
@@ -187,7 +190,8 @@ static int init_check_fs(const char *dir, const struct ut_init_opts *o,
 		return 0;
 	ret = ut_fscaps_probe(dir, &caps);
 	if (ret)
-		return ut_err_set(err, ret, "%s: cannot read the filesystem's facts: %s",
+		return ut_err_set(err, ret,
+				  "%s: cannot read the filesystem's facts: %s",
 				  dir, strerror(-ret));
 	ret = guard->dir_setup ? guard->dir_setup(dir, &caps, &undo, err) : 0;
 	if (ret)
@@ -215,15 +219,17 @@ static int init_check_guard(const struct ut_guard_ops *guard,
 	int ret;
 
 	if (a->n > UT_GUARD_ARGS_MAX)
-		return ut_err_set(err, -EINVAL, "%u guard options; give at most %u",
-				  a->n, UT_GUARD_ARGS_MAX);
+		return ut_err_set(err, -EINVAL,
+				  "%u guard options; give at most %u", a->n,
+				  UT_GUARD_ARGS_MAX);
 	for (i = 0; i < a->n; i++) {
 		owner = ut_guard_opt_owner(a->v[i].name);
 		if (owner != guard)
 			return ut_err_set(err, -EINVAL,
 					  "--%s is %s; guard '%s' does not take it",
 					  a->v[i].name,
-					  owner ? "for another guard" : "no guard's option",
+					  owner ? "for another guard" :
+						  "no guard's option",
 					  guard->name);
 	}
 	if (o->guard_dir && (!guard->file || !guard->file->dir_opt))
@@ -242,8 +248,9 @@ static int init_check_opts(const struct ut_init_opts *o, struct ut_err *err)
 	int ret = 0;
 
 	if (!guard)
-		return ut_err_set(err, -EINVAL, "unknown guard %u; use one of %s",
-				  o->guard, ut_guard_names());
+		return ut_err_set(err, -EINVAL,
+				  "unknown guard %u; use one of %s", o->guard,
+				  ut_guard_names());
 	if (guard->needs_unsafe && !o->unsafe)
 		return ut_err_set(err, -EINVAL, "%s", guard->needs_unsafe);
 	if (o->log_size &&
@@ -257,7 +264,8 @@ static int init_check_opts(const struct ut_init_opts *o, struct ut_err *err)
 		ret = init_check_guard(guard, o, err);
 	if (ret)
 		return ret;
-	if (o->page_size < UT_PAGE_SIZE_MIN || o->page_size > UT_PAGE_SIZE_MAX ||
+	if (o->page_size < UT_PAGE_SIZE_MIN ||
+	    o->page_size > UT_PAGE_SIZE_MAX ||
 	    (o->page_size & (o->page_size - 1)))
 		return ut_err_set(err, -EINVAL,
 				  "page size %u is not a power of two between 4 KiB and 64 KiB; use 4k, 8k, 16k, 32k or 64k",
@@ -284,7 +292,8 @@ static int init_geometry(const char *dir, const struct ut_init_opts *o,
 
 		ret = ut_fscaps_probe(dir, &caps);
 		if (ret) {
-			ut_err_set(err, ret, "%s: cannot read the filesystem's facts: %s",
+			ut_err_set(err, ret,
+				   "%s: cannot read the filesystem's facts: %s",
 				   dir, strerror(-ret));
 			return ret;
 		}
@@ -296,14 +305,16 @@ static int init_geometry(const char *dir, const struct ut_init_opts *o,
 	if (!bsize) {
 		ret = fs_block_size(dir, &bsize);
 		if (ret) {
-			ut_err_set(err, ret, "%s: cannot read the filesystem block size: %s",
+			ut_err_set(err, ret,
+				   "%s: cannot read the filesystem block size: %s",
 				   dir, strerror(-ret));
 			return ret;
 		}
 	}
 	ret = ut_geom_init_layout(g, o->page_size, bsize, layout_for(bsize));
 	if (ret)
-		ut_err_set(err, ret, "%s: block size %u does not fit page size %u (it must be a power of two from 512 bytes up to the page size); use a larger --page-size or another --block-size",
+		ut_err_set(err, ret,
+			   "%s: block size %u does not fit page size %u (it must be a power of two from 512 bytes up to the page size); use a larger --page-size or another --block-size",
 			   dir, bsize, o->page_size);
 	return ret;
 }
@@ -340,7 +351,8 @@ static int init_write(const char *path, int fd, const struct ut_geom *g,
 
 	ret = ut_ring_init(&ring, 8, 0);
 	if (ret)
-		return ut_err_set(err, ret, "cannot set up I/O: %s", strerror(-ret));
+		return ut_err_set(err, ret, "cannot set up I/O: %s",
+				  strerror(-ret));
 	ret = -ENOMEM;
 	pages = ut_io_alloc(2 * g->page_size);
 	area = malloc(g->area_size);
@@ -356,7 +368,8 @@ static int init_write(const char *path, int fd, const struct ut_geom *g,
 	ut_io_fdatasync(&io[1], fd);
 	ret = ut_ring_run(ring, io, 2);
 	if (ret)
-		ut_err_set(err, ret, "%s: cannot write the superblock: %s; check the device",
+		ut_err_set(err, ret,
+			   "%s: cannot write the superblock: %s; check the device",
 			   path, strerror(-ret));
 out_free:
 	free(area);
@@ -411,7 +424,9 @@ static int init_aux_files(const char *dir, const struct ut_init_opts *o,
 	ret = ut_place_target(dir, o->redo_dir, UT_LOG_FILE, sb->uuid, path,
 			      sizeof(path), err);
 	if (!ret)
-		ret = ut_redo_create(path, o->log_size ? o->log_size : UT_LOG_SIZE_DEFAULT,
+		ret = ut_redo_create(path,
+				     o->log_size ? o->log_size :
+						   UT_LOG_SIZE_DEFAULT,
 				     sb->uuid, err);
 	if (!ret)
 		ret = place_finish(dir, o->redo_dir, UT_LOG_FILE, path, err);
@@ -422,7 +437,8 @@ static int init_aux_files(const char *dir, const struct ut_init_opts *o,
 	if (!ret)
 		ret = guard->create(path, &o->guard_args, sb, err);
 	if (!ret)
-		ret = place_finish(dir, o->guard_dir, guard->file->name, path, err);
+		ret = place_finish(dir, o->guard_dir, guard->file->name, path,
+				   err);
 	return ret;
 }
 
@@ -457,13 +473,15 @@ static int store_create(const char *dir, const struct ut_init_opts *opts,
 		   (geom.layout == UT_LAYOUT_COMPACT ? UT_SB_COMPACT : 0);
 	sb.created = time(NULL);
 	if (getrandom(sb.uuid, sizeof(sb.uuid), 0) != sizeof(sb.uuid)) {
-		ret = ut_err_set(err, -EIO, "cannot get random bytes for the store id");
+		ret = ut_err_set(err, -EIO,
+				 "cannot get random bytes for the store id");
 		goto out_rmdir;
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, UT_DATA_FILE);
 	fd = ut_sys.open(path, O_RDWR | O_CREAT | O_EXCL, 0644);
 	if (fd < 0) {
-		ret = ut_err_set(err, fd, "%s: cannot create: %s; check the directory's permissions",
+		ret = ut_err_set(err, fd,
+				 "%s: cannot create: %s; check the directory's permissions",
 				 path, strerror(-fd));
 		goto out_rmdir;
 	}
@@ -493,7 +511,8 @@ out_rmdir:
 	return ret;
 }
 
-int ut_store_init(const char *dir, const struct ut_init_opts *opts, struct ut_err *err)
+int ut_store_init(const char *dir, const struct ut_init_opts *opts,
+		  struct ut_err *err)
 {
 	struct ut_init_opts o = *opts;
 
@@ -516,19 +535,22 @@ int ut_store_write_checkpoint(struct ut_store *st, struct ut_ckpt *ck,
 	int ret;
 
 	if (st->read_only)
-		return ut_err_set(err, -EROFS, "%s: opened read-only", st->data_path);
+		return ut_err_set(err, -EROFS, "%s: opened read-only",
+				  st->data_path);
 	sector = ut_io_alloc(UT_SB_SECTOR);
 	if (!sector)
 		return ut_err_set(err, -ENOMEM, "out of memory");
 	ck->seq = st->ckpt.seq + 1;
 	ut_ckpt_encode(ck, st->sb.uuid, slot, sector);
-	ut_io_write(&io[0], st->data_fd, sector, UT_SB_SECTOR, (1 + slot) * UT_SB_SECTOR);
+	ut_io_write(&io[0], st->data_fd, sector, UT_SB_SECTOR,
+		    (1 + slot) * UT_SB_SECTOR);
 	io[0].flags = UT_IO_LINK;
 	ut_io_fdatasync(&io[1], st->data_fd);
 	ret = ut_ring_run(ut_ring_thread(), io, 2);
 	free(sector);
 	if (ret)
-		return ut_err_set(err, ret, "%s: cannot write checkpoint slot %u: %s; check the device",
+		return ut_err_set(err, ret,
+				  "%s: cannot write checkpoint slot %u: %s; check the device",
 				  st->data_path, slot, strerror(-ret));
 	st->ckpt = *ck;
 	st->ckpt_slot = slot;

@@ -45,13 +45,16 @@ static int open_data_file(struct ut_store *st, struct ut_err *err)
 	int fd;
 
 	fd = ut_sys.open(st->data_path,
-			 (st->read_only ? O_RDONLY : O_RDWR) | O_NONBLOCK | O_NOFOLLOW,
+			 (st->read_only ? O_RDONLY : O_RDWR) | O_NONBLOCK |
+				 O_NOFOLLOW,
 			 0);
 	if (fd == -ENOENT)
-		return ut_err_set(err, fd, "%s: holds no untorn store (no %s); create one with 'untorn init %s'",
+		return ut_err_set(err, fd,
+				  "%s: holds no untorn store (no %s); create one with 'untorn init %s'",
 				  st->dir, UT_DATA_FILE, st->dir);
 	if (fd < 0)
-		return ut_err_set(err, fd, "%s: cannot open: %s; check its permissions",
+		return ut_err_set(err, fd,
+				  "%s: cannot open: %s; check its permissions",
 				  st->data_path, strerror(-fd));
 	if (ut_sys.fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
 		ut_sys.close(fd);
@@ -106,7 +109,8 @@ static int open_lock(struct ut_store *st, unsigned wait_ms, struct ut_err *err)
 	int ret, seen = 0;
 
 	ret = ut_lock_take(st->data_fd, excl, wait_ms);
-	for (drain = 0; ret == -EBUSY && drain < UT_LOCK_DRAIN_MS; drain += 10) {
+	for (drain = 0; ret == -EBUSY && drain < UT_LOCK_DRAIN_MS;
+	     drain += 10) {
 		seen = describe_holders(st, who, sizeof(who));
 		if (seen)
 			break;
@@ -115,14 +119,17 @@ static int open_lock(struct ut_store *st, unsigned wait_ms, struct ut_err *err)
 	if (!ret)
 		return 0;
 	if (ret != -EBUSY)
-		return ut_err_set(err, ret, "%s: cannot lock the store: %s; keep stores on a local filesystem that supports fcntl locks",
+		return ut_err_set(err, ret,
+				  "%s: cannot lock the store: %s; keep stores on a local filesystem that supports fcntl locks",
 				  st->data_path, strerror(-ret));
 	if (!seen)
 		describe_holders(st, who, sizeof(who));
 	if (wait_ms)
-		return ut_err_set(err, ret, "%s: store still in use by %s after waiting %u.%03u s; let it finish or stop it, then try again",
+		return ut_err_set(err, ret,
+				  "%s: store still in use by %s after waiting %u.%03u s; let it finish or stop it, then try again",
 				  st->dir, who, wait_ms / 1000, wait_ms % 1000);
-	return ut_err_set(err, ret, "%s: store in use by %s; wait for it to finish, or give --wait SECONDS to queue behind it",
+	return ut_err_set(err, ret,
+			  "%s: store in use by %s; wait for it to finish, or give --wait SECONDS to queue behind it",
 			  st->dir, who);
 }
 
@@ -141,17 +148,21 @@ static int sb_error(struct ut_store *st, const unsigned char *sec, int ret,
 
 	switch (ret) {
 	case UT_SB_EMAGIC:
-		return ut_err_set(err, ret, "%s: not an untorn data file (no superblock magic); point at a directory made by 'untorn init'",
+		return ut_err_set(err, ret,
+				  "%s: not an untorn data file (no superblock magic); point at a directory made by 'untorn init'",
 				  p);
 	case UT_SB_ECRC:
-		return ut_err_set(err, ret, "%s: superblock checksum mismatch (stored %08x); the header sector is damaged: restore the store from a backup",
+		return ut_err_set(err, ret,
+				  "%s: superblock checksum mismatch (stored %08x); the header sector is damaged: restore the store from a backup",
 				  p, get_le32(sec + 12));
 	case UT_SB_EVERSION:
-		return ut_err_set(err, ret, "%s: format version %u, this untorn reads versions %u and %u; use the untorn release that made the store",
+		return ut_err_set(err, ret,
+				  "%s: format version %u, this untorn reads versions %u and %u; use the untorn release that made the store",
 				  p, get_le32(sec + 8), UT_FORMAT_VERSION,
 				  UT_FORMAT_COMPACT);
 	}
-	return ut_err_set(err, ret, "%s: superblock holds an invalid field (page size %u, block size %u, extent %u pages, guard %u); the header is damaged: restore the store from a backup",
+	return ut_err_set(err, ret,
+			  "%s: superblock holds an invalid field (page size %u, block size %u, extent %u pages, guard %u); the header is damaged: restore the store from a backup",
 			  p, get_le32(sec + 16), get_le32(sec + 20),
 			  get_le32(sec + 24), get_le32(sec + 28));
 }
@@ -179,12 +190,14 @@ static int open_superblock(struct ut_store *st, struct ut_err *err)
 		return -ENOMEM;
 	ret = read_at(st, region, UT_SB_REGION, 0);
 	if (ret == -ENODATA) {
-		ut_err_set(err, ret, "%s: truncated: too short to hold a superblock (%u bytes); restore the store from a backup",
+		ut_err_set(err, ret,
+			   "%s: truncated: too short to hold a superblock (%u bytes); restore the store from a backup",
 			   st->data_path, UT_SB_REGION);
 		goto out_free;
 	}
 	if (ret) {
-		ut_err_set(err, ret, "%s: cannot read the superblock: %s; check the device",
+		ut_err_set(err, ret,
+			   "%s: cannot read the superblock: %s; check the device",
 			   st->data_path, strerror(-ret));
 		goto out_free;
 	}
@@ -203,7 +216,8 @@ static int open_superblock(struct ut_store *st, struct ut_err *err)
 			    ut_sb_layout(&st->sb));
 	ret = ut_ckpt_pick(region, st->sb.uuid, &st->ckpt, st->slot_err);
 	if (ret < 0) {
-		ut_err_set(err, ret, "%s: both checkpoint slots are damaged (slot 0: %s, slot 1: %s); restore the store from a backup",
+		ut_err_set(err, ret,
+			   "%s: both checkpoint slots are damaged (slot 0: %s, slot 1: %s); restore the store from a backup",
 			   st->data_path, slot_reason(st->slot_err[0]),
 			   slot_reason(st->slot_err[1]));
 		goto out_free;
@@ -228,7 +242,8 @@ static uint32_t probe_page_size(struct ut_store *st, uint64_t file_size)
 	blk = ut_io_alloc(UT_PAGE_SIZE_MAX);
 	if (!blk)
 		return 0;
-	for (ps = UT_PAGE_SIZE_MIN; ps <= UT_PAGE_SIZE_MAX && !found; ps <<= 1) {
+	for (ps = UT_PAGE_SIZE_MIN; ps <= UT_PAGE_SIZE_MAX && !found;
+	     ps <<= 1) {
 		if (ps == st->geom.page_size || file_size < 2ull * ps)
 			continue;
 		if (read_at(st, blk, ps, ps))
@@ -282,16 +297,19 @@ static int open_check_size(struct ut_store *st, struct ut_err *err)
 	if (sb.st_size % ps)
 		return ut_err_set(err, -EINVAL,
 				  "%s: size %llu is not a multiple of the %u-byte page size: the file was truncated or damaged; restore the store from a backup",
-				  st->data_path, (unsigned long long)sb.st_size, ps);
+				  st->data_path, (unsigned long long)sb.st_size,
+				  ps);
 	st->file_pages = sb.st_size / ps;
 	if (st->file_pages > UINT32_MAX)
 		return ut_err_set(err, -EFBIG,
 				  "%s: %llu pages exceed the format's 2^32 page limit: the file was extended by something else; restore the store from a backup",
-				  st->data_path, (unsigned long long)st->file_pages);
+				  st->data_path,
+				  (unsigned long long)st->file_pages);
 	if (st->file_pages < st->ckpt.n_pages)
 		return ut_err_set(err, -EINVAL,
 				  "%s: truncated: holds %llu pages but the checkpoint says %u are in use; restore the store from a backup",
-				  st->data_path, (unsigned long long)st->file_pages,
+				  st->data_path,
+				  (unsigned long long)st->file_pages,
 				  st->ckpt.n_pages);
 	return 0;
 }
@@ -301,7 +319,8 @@ static int open_check_size(struct ut_store *st, struct ut_err *err)
  * been remounted (data=ordered) or the store copied elsewhere since init.
  * Then page I/O gets its own O_DIRECT descriptor where the guard wants it.
  */
-static int open_check_fs(struct ut_store *st, struct ut_fscaps *caps, struct ut_err *err)
+static int open_check_fs(struct ut_store *st, struct ut_fscaps *caps,
+			 struct ut_err *err)
 {
 	const struct ut_guard_ops *guard = ut_guard_ops(st->sb.guard);
 	struct ut_verdict v;
@@ -309,11 +328,13 @@ static int open_check_fs(struct ut_store *st, struct ut_fscaps *caps, struct ut_
 
 	ret = ut_fscaps_probe(st->dir, caps);
 	if (ret)
-		return ut_err_set(err, ret, "%s: cannot read the filesystem's facts: %s",
+		return ut_err_set(err, ret,
+				  "%s: cannot read the filesystem's facts: %s",
 				  st->dir, strerror(-ret));
 	if (st->sb.flags & UT_SB_UNSAFE)
 		return 0;
-	ut_guard_verdict(guard, caps, st->geom.page_size, st->geom.block_size, &v);
+	ut_guard_verdict(guard, caps, st->geom.page_size, st->geom.block_size,
+			 &v);
 	if (v.safe)
 		return 0;
 	return ut_err_set(err, -EINVAL,
@@ -339,7 +360,8 @@ static int open_page_fd(struct ut_store *st, const struct ut_fscaps *caps,
 		ret = ut_lock_move_io(st->data_fd, fd);
 		if (ret) {
 			ut_sys.close(fd);
-			return ut_err_set(err, ret, "%s: cannot lock the O_DIRECT descriptor: %s; keep stores on a local filesystem that supports fcntl locks",
+			return ut_err_set(err, ret,
+					  "%s: cannot lock the O_DIRECT descriptor: %s; keep stores on a local filesystem that supports fcntl locks",
 					  st->data_path, strerror(-ret));
 		}
 		st->page_fd = fd;
@@ -348,7 +370,8 @@ static int open_page_fd(struct ut_store *st, const struct ut_fscaps *caps,
 	}
 	if (direct != UT_DIRECT_MUST)
 		return 0; /* buffered I/O is correct, just slower */
-	return ut_err_set(err, fd, "%s: cannot open with O_DIRECT, which guard '%s' needs (%s): %s; use --guard doublewrite on this filesystem",
+	return ut_err_set(err, fd,
+			  "%s: cannot open with O_DIRECT, which guard '%s' needs (%s): %s; use --guard doublewrite on this filesystem",
 			  st->data_path, guard->name,
 			  guard->direct_why ? guard->direct_why :
 					      "its pages bypass the page cache",
@@ -361,7 +384,8 @@ static int open_ring(struct ut_store *st, struct ut_err *err)
 
 	ret = ut_ring_init(&st->ring, UT_RING_DEPTH, 0);
 	if (ret)
-		return ut_err_set(err, ret, "cannot set up I/O: %s", strerror(-ret));
+		return ut_err_set(err, ret, "cannot set up I/O: %s",
+				  strerror(-ret));
 	if (ut_ring_uses_uring(st->ring))
 		ut_ring_register_files(st->ring, &st->data_fd, 1);
 	return 0;
@@ -382,7 +406,8 @@ int ut_store_open_wait(const char *dir, unsigned flags, unsigned wait_ms,
 	st->data_fd = -1;
 	st->read_only = !!(flags & UT_OPEN_RDONLY);
 	snprintf(st->dir, sizeof(st->dir), "%s", dir);
-	snprintf(st->data_path, sizeof(st->data_path), "%s/%s", dir, UT_DATA_FILE);
+	snprintf(st->data_path, sizeof(st->data_path), "%s/%s", dir,
+		 UT_DATA_FILE);
 	ret = open_data_file(st, err);
 	if (ret)
 		goto out_free;

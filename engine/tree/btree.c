@@ -32,7 +32,8 @@
 
 static struct ut_tree *tree_of(const struct ut_mtr *m)
 {
-	return (struct ut_tree *)((char *)m->ctx - offsetof(struct ut_tree, ctx));
+	return (struct ut_tree *)((char *)m->ctx -
+				  offsetof(struct ut_tree, ctx));
 }
 
 static uint32_t area_of(const struct ut_mtr *m)
@@ -112,7 +113,8 @@ static uint32_t child_at(const struct ut_frame *f, unsigned i)
 /* Writes records recs[0..n) as the whole content of f (keeping its leaf
  * links), logging only the header, slots and heap. */
 static void node_rebuild(struct ut_mtr *m, struct ut_frame *f,
-			 const struct bt_rec *recs, unsigned n, unsigned char *tmp)
+			 const struct bt_rec *recs, unsigned n,
+			 unsigned char *tmp)
 {
 	uint32_t area = area_of(m), top = area, i;
 
@@ -199,7 +201,8 @@ static int node_insert(struct ut_mtr *m, struct ut_frame *f, unsigned pos,
 	}
 	top = heap_top(area_of(m), f) - rec->size;
 	ut_mtr_write(m, f, top, rec->p, rec->size);
-	ut_mtr_move(m, f, BT_SLOTS + 2 * (pos + 1), BT_SLOTS + 2 * pos, 2 * (n - pos));
+	ut_mtr_move(m, f, BT_SLOTS + 2 * (pos + 1), BT_SLOTS + 2 * pos,
+		    2 * (n - pos));
 	ut_mtr_write16(m, f, BT_SLOTS + 2 * pos, top);
 	ut_mtr_write16(m, f, BT_N, n + 1);
 	ut_mtr_write16(m, f, BT_HEAP, top);
@@ -253,7 +256,8 @@ static int descend(struct ut_mtr *m, uint64_t key, enum ut_latch_mode leaf_mode,
 		mode = keep_path || f->meta.level > 1 ? mode : leaf_mode;
 		if (keep_path)
 			mode = UT_X;
-		ret = ut_mtr_get(m, child_at(f, child_slot(f, key)), mode, &child);
+		ret = ut_mtr_get(m, child_at(f, child_slot(f, key)), mode,
+				 &child);
 		if (ret)
 			return ret;
 		if (child->meta.level + 1 != f->meta.level)
@@ -286,7 +290,8 @@ static int insert_at(struct ut_mtr *m, struct ut_frame **path, unsigned depth,
 
 /* Moves the root's content to a new page, making the root its parent. */
 static int root_raise(struct ut_mtr *m, struct ut_frame **path, unsigned *depth,
-		      unsigned char *buf, unsigned char *tmp, struct bt_rec *recs)
+		      unsigned char *buf, unsigned char *tmp,
+		      struct bt_rec *recs)
 {
 	struct ut_frame *root = path[*depth - 1], *child;
 	unsigned char rec[NODE_REC];
@@ -298,7 +303,8 @@ static int root_raise(struct ut_mtr *m, struct ut_frame **path, unsigned *depth,
 	ret = ut_space_alloc(m->ctx->space, &page_no);
 	if (ret)
 		return ret;
-	ret = ut_mtr_create(m, page_no, UT_PAGE_BTREE, root->meta.level, &child);
+	ret = ut_mtr_create(m, page_no, UT_PAGE_BTREE, root->meta.level,
+			    &child);
 	if (ret)
 		return ret;
 	n = collect(root, NULL, 0, recs, buf);
@@ -317,7 +323,8 @@ static int root_raise(struct ut_mtr *m, struct ut_frame **path, unsigned *depth,
 	return 0;
 }
 
-static int relink_leaves(struct ut_mtr *m, struct ut_frame *left, struct ut_frame *right)
+static int relink_leaves(struct ut_mtr *m, struct ut_frame *left,
+			 struct ut_frame *right)
 {
 	uint32_t next = get_le32(left->area + BT_NEXT);
 	struct ut_frame *nf;
@@ -411,11 +418,13 @@ static int split_insert(struct ut_mtr *m, struct ut_frame **path,
 		ret = -EUCLEAN;
 		goto out_free;
 	} else {
-		cut = split_point(recs, n, pos, left->meta.page_no); /* 1..n-1 */
+		cut = split_point(recs, n, pos,
+				  left->meta.page_no); /* 1..n-1 */
 	}
 	ret = ut_space_alloc(m->ctx->space, &page_no);
 	if (!ret)
-		ret = ut_mtr_create(m, page_no, UT_PAGE_BTREE, left->meta.level, &right);
+		ret = ut_mtr_create(m, page_no, UT_PAGE_BTREE, left->meta.level,
+				    &right);
 	if (ret)
 		goto out_free;
 	node_rebuild(m, left, recs, cut, tmp);
@@ -428,7 +437,8 @@ static int split_insert(struct ut_mtr *m, struct ut_frame **path,
 	if (at)
 		put_le64(sep, *at);
 	else /* collect() filled recs[0..n) and cut < n: clang-tidy 14 cannot see it */
-		memcpy(sep, recs[cut].p, 8); /* NOLINT(clang-analyzer-core.CallAndMessage) */
+		memcpy(sep, recs[cut].p,
+		       8); /* NOLINT(clang-analyzer-core.CallAndMessage) */
 	put_le32(sep + 8, page_no);
 	ppos = child_slot(path[i + 1], get_le64(sep)) + 1;
 	ret = insert_at(m, path, depth, i + 1, ppos, &sep_rec);
@@ -469,7 +479,8 @@ static int leaf_put(struct ut_mtr *m, struct ut_frame *leaf,
 		}
 		extra = rec_size(leaf, old) + 2;
 	}
-	if (free_space(area_of(m), leaf) + get_le16(leaf->area + BT_GARBAGE) + extra <
+	if (free_space(area_of(m), leaf) + get_le16(leaf->area + BT_GARBAGE) +
+		    extra <
 	    rec->size + 2)
 		return 1;
 	if (exists)
@@ -632,14 +643,16 @@ void ut_btree_op_bound(const struct ut_tree *t, uint32_t len, int del,
 	if (!del) /* the insert: record, slots, count, heap top */
 		b += redo_write_max(LEAF_HDR + len, first, &r) +
 		     redo_write_max(slots, first, &r) +
-		     2 * redo_write_max(2, first, &r) + redo_write_max(2, first, &r);
+		     2 * redo_write_max(2, first, &r) +
+		     redo_write_max(2, first, &r);
 	*bytes = b;
 	*recs = r;
 }
 
 /* The bytes op may add to its leaf: none for a delete or a same-length
  * overwrite, which change the leaf in place. */
-static uint32_t op_need(const struct ut_frame *leaf, const struct ut_tree_op *op)
+static uint32_t op_need(const struct ut_frame *leaf,
+			const struct ut_tree_op *op)
 {
 	unsigned pos = lower_bound(leaf, op->key);
 
@@ -694,10 +707,12 @@ static uint32_t pending_next(struct pending *pd, uint64_t *key)
 	uint32_t need;
 
 	while (pd->i < pd->n || pd->j < pd->k) {
-		if (pd->i < pd->n && (pd->j == pd->k || rec_key(pd->leaf, pd->i) <=
-								pd->ops[pd->j].key)) {
+		if (pd->i < pd->n &&
+		    (pd->j == pd->k ||
+		     rec_key(pd->leaf, pd->i) <= pd->ops[pd->j].key)) {
 			*key = rec_key(pd->leaf, pd->i);
-			return rec_size(pd->leaf, rec_at(pd->leaf, pd->i++)) + 2;
+			return rec_size(pd->leaf, rec_at(pd->leaf, pd->i++)) +
+			       2;
 		}
 		need = op_need(pd->leaf, &pd->ops[pd->j]);
 		*key = pd->ops[pd->j++].key;
@@ -744,7 +759,8 @@ static int cut_key(const struct ut_frame *leaf, const struct ut_tree_op *ops,
  * an mtr of its own.  None of it changes a row, so a crash or a full
  * disk half way leaves nothing of the transaction.
  */
-static int make_room(struct ut_tree *t, const struct ut_tree_op *ops, unsigned n)
+static int make_room(struct ut_tree *t, const struct ut_tree_op *ops,
+		     unsigned n)
 {
 	uint32_t area = t->ctx.pool->geom.area_size, need;
 	struct ut_frame *path[MAX_HEIGHT + 1], *leaf;
@@ -765,7 +781,8 @@ static int make_room(struct ut_tree *t, const struct ut_tree_op *ops, unsigned n
 			i += ret ? 0 : k;
 			continue;
 		}
-		if (need <= free_space(area, leaf) + get_le16(leaf->area + BT_GARBAGE)) {
+		if (need <= free_space(area, leaf) +
+				    get_le16(leaf->area + BT_GARBAGE)) {
 			ret = mtr_end(&m, node_compact(&m, leaf), NULL);
 			continue;
 		}
@@ -837,7 +854,8 @@ static int apply_ops(struct ut_tree *t, const struct ut_tree_op *ops,
 		ret = descend(&m, ops[i].key, UT_X, 0, path, &depth);
 		leaves[i] = ret ? NULL : path[0];
 		if (!ret && leaves[i] != leaves[first]) {
-			if (!leaf_has_room(&m, leaves[first], ops + first, i - first))
+			if (!leaf_has_room(&m, leaves[first], ops + first,
+					   i - first))
 				ret = 1;
 			first = i;
 		}
@@ -872,7 +890,8 @@ static void commit_budget_take(struct ut_tree *t, unsigned leaves, size_t redo)
 	ut_mutex_lock(&t->commit_mutex);
 	while (t->commit_leaves && (t->commit_leaves + leaves > leaves_max ||
 				    t->commit_redo + redo > redo_max))
-		ut_cond_wait(&t->commit_cond, &t->commit_mutex, UT_LATCH_TREE, 0);
+		ut_cond_wait(&t->commit_cond, &t->commit_mutex, UT_LATCH_TREE,
+			     0);
 	t->commit_leaves += leaves;
 	t->commit_redo += redo;
 	ut_mutex_unlock(&t->commit_mutex);
@@ -890,8 +909,8 @@ static void commit_budget_give(struct ut_tree *t, unsigned leaves, size_t redo)
 int ut_btree_apply(struct ut_tree *t, const struct ut_tree_op *ops, unsigned n,
 		   uint64_t *lsn)
 {
-	struct ut_frame **leaves =
-		calloc(n, sizeof(*leaves)); /* NOLINT(bugprone-sizeof-expression): pointers */
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): pointers */
+	struct ut_frame **leaves = calloc(n, sizeof(*leaves));
 	uint32_t longest = 0;
 	size_t bytes = 0, b;
 	unsigned char *buf = NULL;
@@ -907,7 +926,8 @@ int ut_btree_apply(struct ut_tree *t, const struct ut_tree_op *ops, unsigned n,
 		recs += r;
 	}
 	/* the engine refuses such a transaction at its writes */
-	if (recs > 0xffff || bytes + UT_LOG_GROUP_HDR > ut_redo_group_max(t->ctx.log))
+	if (recs > 0xffff ||
+	    bytes + UT_LOG_GROUP_HDR > ut_redo_group_max(t->ctx.log))
 		goto out_free;
 	buf = malloc(LEAF_HDR + longest);
 	if (!leaves || !buf) {
@@ -937,7 +957,8 @@ out_free:
 	return ret;
 }
 
-int ut_btree_get(struct ut_tree *t, uint64_t key, void *buf, uint32_t cap, uint32_t *len)
+int ut_btree_get(struct ut_tree *t, uint64_t key, void *buf, uint32_t cap,
+		 uint32_t *len)
 {
 	struct ut_frame *path[MAX_HEIGHT + 1];
 	struct ut_mtr m = { 0 };
@@ -975,8 +996,9 @@ static void scan_relock(struct ut_tree *t, const struct ut_scan_hooks *h)
 	ut_rwlock_rdlock(&t->latch);
 }
 
-int ut_btree_scan_hooked(struct ut_tree *t, uint64_t from, ut_row_fn fn, void *user,
-			 unsigned get_flags, const struct ut_scan_hooks *h)
+int ut_btree_scan_hooked(struct ut_tree *t, uint64_t from, ut_row_fn fn,
+			 void *user, unsigned get_flags,
+			 const struct ut_scan_hooks *h)
 {
 	struct ut_frame *path[MAX_HEIGHT + 1], *leaf;
 	struct ut_mtr m = { 0 };
@@ -1017,7 +1039,8 @@ int ut_btree_scan_hooked(struct ut_tree *t, uint64_t from, ut_row_fn fn, void *u
 			goto out_unlocked;
 		scan_relock(t, h);
 		if (t->smo_seq == smo) {
-			ret = ut_mtr_get_flags(&m, next_no, UT_S, get_flags, &leaf);
+			ret = ut_mtr_get_flags(&m, next_no, UT_S, get_flags,
+					       &leaf);
 			i = 0;
 		} else {
 			ret = descend(&m, from, UT_S, 0, path, &depth);

@@ -26,7 +26,8 @@
 
 /* Called per row of a scan, in key order; nonzero stops it (the same
  * type as engine.h's ut_scan_fn). */
-typedef int (*ut_row_fn)(uint64_t key, const void *val, uint32_t len, void *user);
+typedef int (*ut_row_fn)(uint64_t key, const void *val, uint32_t len,
+			 void *user);
 
 struct ut_tree {
 	struct ut_mtr_ctx ctx; /* pool, log, space: its mtrs' */
@@ -102,8 +103,9 @@ struct ut_scan_hooks {
  * with get_flags (UT_GET_SCAN).  The tree latch is let go between
  * leaves, so a long scan never holds up a split: after one, the scan
  * finds the key after the last it returned again. */
-int ut_btree_scan_hooked(struct ut_tree *t, uint64_t from, ut_row_fn fn, void *user,
-			 unsigned get_flags, const struct ut_scan_hooks *h);
+int ut_btree_scan_hooked(struct ut_tree *t, uint64_t from, ut_row_fn fn,
+			 void *user, unsigned get_flags,
+			 const struct ut_scan_hooks *h);
 /* The leaf page numbers in key order, read from the level-1 pages. */
 int ut_btree_leaf_list(struct ut_tree *t, uint32_t **leaves, size_t *n);
 

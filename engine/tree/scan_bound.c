@@ -48,7 +48,8 @@ static int cmp_page(const void *a, const void *b)
 
 /* One window's sweep: pages sorted in place; holes of up to `through`
  * pages are read through. */
-static void sweep(uint32_t *pages, size_t n, uint64_t through, struct ut_leaf_bound *b)
+static void sweep(uint32_t *pages, size_t n, uint64_t through,
+		  struct ut_leaf_bound *b)
 {
 	uint64_t hole;
 	size_t i;
@@ -102,6 +103,7 @@ int ut_leaf_bound_of(const uint32_t *leaves, size_t n, size_t window,
 
 	if (ret)
 		return ret;
-	b->seconds = b->runs * c->position_s + (b->pages + b->hole_pages) * c->page_s;
+	b->seconds = b->runs * c->position_s +
+		     (b->pages + b->hole_pages) * c->page_s;
 	return 0;
 }

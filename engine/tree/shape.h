@@ -18,6 +18,7 @@ struct ut_leaf_steps {
 };
 
 /* The steps of leaves[0..n), page numbers in key order. */
-void ut_leaf_steps_of(const uint32_t *leaves, size_t n, struct ut_leaf_steps *s);
+void ut_leaf_steps_of(const uint32_t *leaves, size_t n,
+		      struct ut_leaf_steps *s);
 
 #endif

@@ -23,7 +23,8 @@ struct walk {
 	struct ut_block_stack *st;
 };
 
-static uint32_t walk_dev(struct walk *w, unsigned major, unsigned minor, int depth);
+static uint32_t walk_dev(struct walk *w, unsigned major, unsigned minor,
+			 int depth);
 
 /* snprintf whose truncation is intended: names and reasons are cut. */
 static void fmt(char *buf, size_t len, const char *f, ...)
@@ -57,7 +58,8 @@ static int starts(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
-static struct ut_stack_layer *add_layer(struct walk *w, const char *name, uint32_t unit)
+static struct ut_stack_layer *add_layer(struct walk *w, const char *name,
+					uint32_t unit)
 {
 	struct ut_stack_layer *l;
 
@@ -77,7 +79,8 @@ static uint32_t unknown(struct walk *w, const char *name, const char *why)
 	if (l)
 		fmt(l->what, sizeof(l->what), "%s", why);
 	if (!w->st->unknown[0])
-		fmt(w->st->unknown, sizeof(w->st->unknown), "%s: %s", name, why);
+		fmt(w->st->unknown, sizeof(w->st->unknown), "%s: %s", name,
+		    why);
 	return 0;
 }
 
@@ -87,7 +90,8 @@ static uint32_t min_unit(uint32_t a, uint32_t b)
 }
 
 /* Every device under dir/slaves; the smallest unit, 0 if any unknown. */
-static uint32_t walk_slaves(struct walk *w, const char *dir, const char *name, int depth)
+static uint32_t walk_slaves(struct walk *w, const char *dir, const char *name,
+			    int depth)
 {
 	char path[PATH_MAX + 64], leaf[PATH_MAX + 320];
 	uint32_t unit = UNIT_PASS, u;
@@ -107,7 +111,8 @@ static uint32_t walk_slaves(struct walk *w, const char *dir, const char *name, i
 		if (read_str(leaf, "dev", buf, sizeof(buf)) ||
 		    sscanf(buf, "%u:%u", &maj, &mnr) != 2) {
 			closedir(d);
-			return unknown(w, name, "a device under it cannot be read");
+			return unknown(w, name,
+				       "a device under it cannot be read");
 		}
 		u = walk_dev(w, maj, mnr, depth + 1);
 		unit = min_unit(unit, u);
@@ -126,10 +131,12 @@ static uint32_t disk_unit(struct walk *w, const char *dir, const char *name)
 	struct ut_stack_layer *l;
 
 	if (!lbs)
-		return unknown(w, name, "its logical block size cannot be read");
+		return unknown(w, name,
+			       "its logical block size cannot be read");
 	l = add_layer(w, name, lbs);
 	if (l)
-		fmt(l->what, sizeof(l->what), "%s: one %u-byte logical block per write",
+		fmt(l->what, sizeof(l->what),
+		    "%s: one %u-byte logical block per write",
 		    starts(name, "nvme") ? "NVMe namespace" : "disk", lbs);
 	return lbs;
 }
@@ -172,9 +179,11 @@ static int file_mount(struct walk *w, const char *file, struct ut_mount *out,
  * place (or copy-on-write), adding no unit of their own; any other
  * filesystem under a loop is unknown.
  */
-static uint32_t loop_unit(struct walk *w, const char *dir, const char *name, int depth)
+static uint32_t loop_unit(struct walk *w, const char *dir, const char *name,
+			  int depth)
 {
-	static const char *const in_place[] = { "ext4", "ext3", "xfs", "btrfs" };
+	static const char *const in_place[] = { "ext4", "ext3", "xfs",
+						"btrfs" };
 	char file[PATH_MAX], why[160];
 	uint32_t lbs, below;
 	struct ut_stack_layer *l;
@@ -186,9 +195,11 @@ static uint32_t loop_unit(struct walk *w, const char *dir, const char *name, int
 		return unknown(w, name, "a loop device with no backing file");
 	l = add_layer(w, name, lbs);
 	if (l)
-		fmt(l->what, sizeof(l->what), "loop device, %u-byte blocks", lbs);
+		fmt(l->what, sizeof(l->what), "loop device, %u-byte blocks",
+		    lbs);
 	if (file_mount(w, file, &m, &maj, &mnr))
-		return unknown(w, name, "its backing file's filesystem cannot be found");
+		return unknown(w, name,
+			       "its backing file's filesystem cannot be found");
 	for (i = 0; i < sizeof(in_place) / sizeof(in_place[0]); i++)
 		if (!strcmp(m.fstype, in_place[i]))
 			break;
@@ -203,7 +214,8 @@ static uint32_t loop_unit(struct walk *w, const char *dir, const char *name, int
 		fmt(l->what, sizeof(l->what),
 		    "the backing file's filesystem, written in place");
 	if (maj == 0)
-		return unknown(w, m.fstype, "the device under it cannot be found");
+		return unknown(w, m.fstype,
+			       "the device under it cannot be found");
 	below = walk_dev(w, maj, mnr, depth + 1);
 	return min_unit(lbs, below);
 }
@@ -216,7 +228,8 @@ static uint32_t loop_unit(struct walk *w, const char *dir, const char *name, int
  * its sectors are larger than what the devices under it write whole (a
  * torn crypt sector decrypts to garbage, every block in it).
  */
-static uint32_t dm_unit(struct walk *w, const char *dir, const char *name, int depth)
+static uint32_t dm_unit(struct walk *w, const char *dir, const char *name,
+			int depth)
 {
 	char dmname[128], cmd[256], line[1024], why[160], *p;
 	uint32_t crypt_sector = 0, below;
@@ -226,11 +239,13 @@ static uint32_t dm_unit(struct walk *w, const char *dir, const char *name, int d
 
 	if (read_str(dir, "dm/name", dmname, sizeof(dmname)) ||
 	    strpbrk(dmname, "'\\\"$`"))
-		return unknown(w, name, "its device-mapper name cannot be read");
+		return unknown(w, name,
+			       "its device-mapper name cannot be read");
 	fmt(cmd, sizeof(cmd), "dmsetup table -- '%s' 2>/dev/null", dmname);
 	f = popen(cmd, "r");
 	if (!f)
-		return unknown(w, name, "dmsetup cannot be run to read its table");
+		return unknown(w, name,
+			       "dmsetup cannot be run to read its table");
 	while (fgets(line, sizeof(line), f)) {
 		char target[32];
 
@@ -239,14 +254,17 @@ static uint32_t dm_unit(struct walk *w, const char *dir, const char *name, int d
 		targets++;
 		if (!strcmp(target, "crypt")) {
 			p = strstr(line, "sector_size:");
-			crypt_sector = p ? (uint32_t)strtoul(p + 12, NULL, 10) : 512;
-		} else if (strcmp(target, "linear") && strcmp(target, "striped") &&
+			crypt_sector = p ? (uint32_t)strtoul(p + 12, NULL, 10) :
+					   512;
+		} else if (strcmp(target, "linear") &&
+			   strcmp(target, "striped") &&
 			   strcmp(target, "log-writes")) {
 			bad = 1;
 		}
 	}
 	if (pclose(f) != 0 || !targets)
-		return unknown(w, name, "its table cannot be read (dmsetup, as root)");
+		return unknown(w, name,
+			       "its table cannot be read (dmsetup, as root)");
 	if (bad) {
 		fmt(why, sizeof(why),
 		    "device-mapper %s has a target other than linear, striped, log-writes or crypt",
@@ -269,14 +287,16 @@ static uint32_t dm_unit(struct walk *w, const char *dir, const char *name, int d
 
 /* md: RAID 0/1/10 and linear pass blocks through; 4/5/6 only with a
  * journal or a partial parity log, which close the write hole. */
-static uint32_t md_unit(struct walk *w, const char *dir, const char *name, int depth)
+static uint32_t md_unit(struct walk *w, const char *dir, const char *name,
+			int depth)
 {
 	char level[32], policy[32] = "", why[160];
 	struct ut_stack_layer *l;
 
 	if (read_str(dir, "md/level", level, sizeof(level)))
 		return unknown(w, name, "its RAID level cannot be read");
-	if (starts(level, "raid4") || starts(level, "raid5") || starts(level, "raid6")) {
+	if (starts(level, "raid4") || starts(level, "raid5") ||
+	    starts(level, "raid6")) {
 		read_str(dir, "md/consistency_policy", policy, sizeof(policy));
 		if (strcmp(policy, "journal") && strcmp(policy, "ppl")) {
 			fmt(why, sizeof(why),
@@ -286,7 +306,8 @@ static uint32_t md_unit(struct walk *w, const char *dir, const char *name, int d
 		}
 	} else if (strcmp(level, "raid0") && strcmp(level, "raid1") &&
 		   strcmp(level, "raid10") && strcmp(level, "linear")) {
-		fmt(why, sizeof(why), "md level %s is not one untorn knows", level);
+		fmt(why, sizeof(why), "md level %s is not one untorn knows",
+		    level);
 		return unknown(w, name, why);
 	}
 	l = add_layer(w, name, UNIT_PASS);
@@ -296,7 +317,8 @@ static uint32_t md_unit(struct walk *w, const char *dir, const char *name, int d
 	return walk_slaves(w, dir, name, depth);
 }
 
-static uint32_t walk_dev(struct walk *w, unsigned major, unsigned minor, int depth)
+static uint32_t walk_dev(struct walk *w, unsigned major, unsigned minor,
+			 int depth)
 {
 	static const char *const disks[] = { "sd", "vd",   "xvd",
 					     "hd", "nvme", "mmcblk" };
@@ -308,7 +330,8 @@ static uint32_t walk_dev(struct walk *w, unsigned major, unsigned minor, int dep
 	fmt(link, sizeof(link), "%s/dev/block/%u:%u", w->sys, major, minor);
 	if (!realpath(link, dir)) {
 		fmt(name, sizeof(name), "%u:%u", major, minor);
-		return unknown(w, name, "not in sysfs: not a block device untorn can follow");
+		return unknown(w, name,
+			       "not in sysfs: not a block device untorn can follow");
 	}
 	/* a partition: the disk is its parent */
 	if (!read_str(dir, "partition", buf, sizeof(buf)))
@@ -323,7 +346,8 @@ static uint32_t walk_dev(struct walk *w, unsigned major, unsigned minor, int dep
 	for (i = 0; i < sizeof(disks) / sizeof(disks[0]); i++)
 		if (starts(name, disks[i]))
 			return disk_unit(w, dir, name);
-	return unknown(w, name, "a block device untorn does not know (zram, pmem, nbd, rbd ...): its write atomicity is not known");
+	return unknown(w, name,
+		       "a block device untorn does not know (zram, pmem, nbd, rbd ...): its write atomicity is not known");
 }
 
 int ut_block_stack_probe(const char *sys, const char *mountinfo, unsigned major,
@@ -341,7 +365,8 @@ int ut_block_stack_probe(const char *sys, const char *mountinfo, unsigned major,
 	return 0;
 }
 
-void ut_block_stack_describe(const struct ut_block_stack *st, char *out, unsigned long len)
+void ut_block_stack_describe(const struct ut_block_stack *st, char *out,
+			     unsigned long len)
 {
 	size_t n;
 	unsigned i;

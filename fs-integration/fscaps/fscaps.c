@@ -118,7 +118,8 @@ static int opt_has(const char *opts, const char *name, const char **value)
 	const char *p = opts;
 
 	while (p && *p) {
-		if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == 0 || p[n] == '=')) {
+		if (!strncmp(p, name, n) &&
+		    (p[n] == ',' || p[n] == 0 || p[n] == '=')) {
 			if (value)
 				*value = p[n] == '=' ? p + n + 1 : NULL;
 			return 1;
@@ -154,7 +155,8 @@ uint32_t ut_jbd2_info_parse(const char *text)
 	const char *p = strstr(text, "each up to ");
 	unsigned long blocks;
 
-	if (!p || sscanf(p, "each up to %lu blocks", &blocks) != 1 || blocks > UINT32_MAX)
+	if (!p || sscanf(p, "each up to %lu blocks", &blocks) != 1 ||
+	    blocks > UINT32_MAX)
 		return 0;
 	return blocks;
 }
@@ -177,10 +179,11 @@ static int find_mount(const char *real, dev_t dev, struct ut_mount *best)
 			continue;
 		n = strlen(m.mount_point);
 		if (strncmp(real, m.mount_point, n) ||
-		    (real[n] != '/' && real[n] != 0 && strcmp(m.mount_point, "/")))
+		    (real[n] != '/' && real[n] != 0 &&
+		     strcmp(m.mount_point, "/")))
 			continue;
-		if (n < best_len ||
-		    (makedev(m.major, m.minor) != dev && found && n == best_len))
+		if (n < best_len || (makedev(m.major, m.minor) != dev &&
+				     found && n == best_len))
 			continue;
 		*best = m;
 		best_len = n;
@@ -212,8 +215,9 @@ uint64_t ut_sysfs_u64(const char *dir, const char *leaf, uint64_t dflt)
 {
 	char buf[64];
 
-	return ut_sysfs_read(dir, leaf, buf, sizeof(buf)) ? dflt :
-							    strtoull(buf, NULL, 10);
+	return ut_sysfs_read(dir, leaf, buf, sizeof(buf)) ?
+		       dflt :
+		       strtoull(buf, NULL, 10);
 }
 
 /* Block device facts: rotational, atomic write limits, kernel name. */
@@ -223,12 +227,14 @@ static void probe_device(struct ut_fscaps *c, dev_t dev)
 	ssize_t n;
 
 	c->rotational = -1;
-	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u", major(dev), minor(dev));
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u", major(dev),
+		 minor(dev));
 	n = readlink(dir, link, sizeof(link) - 1);
 	if (n <= 0)
 		return;
 	link[n] = 0;
-	snprintf(c->dev_name, sizeof(c->dev_name), "%s", strrchr(link, '/') + 1);
+	snprintf(c->dev_name, sizeof(c->dev_name), "%s",
+		 strrchr(link, '/') + 1);
 	if (ut_sysfs_read(dir, "partition", buf, sizeof(buf)) == 0)
 		snprintf(queue, sizeof(queue), "%s/../queue", dir);
 	else
@@ -263,7 +269,8 @@ static void probe_ext4_journal(struct ut_fscaps *c)
 	if (strcmp(c->mnt.fstype, "ext4") && strcmp(c->mnt.fstype, "ext3"))
 		return;
 	snprintf(dir, sizeof(dir), "/sys/fs/ext4/%s", c->dev_name);
-	if (!c->dev_name[0] || ut_sysfs_read(dir, "journal_task", text, sizeof(text)))
+	if (!c->dev_name[0] ||
+	    ut_sysfs_read(dir, "journal_task", text, sizeof(text)))
 		return;
 	c->no_journal = !strncmp(text, "<none>", 6);
 }
@@ -352,7 +359,8 @@ static void note_nocow(struct ut_fscaps *c, const char *path, int is_dir)
  * depth, empty or not.  What cannot be read, or lies past the limits,
  * leaves the scan incomplete: no proof of copy-on-write.
  */
-static void scan_nocow(struct ut_fscaps *c, const char *dir, dev_t dev, int depth)
+static void scan_nocow(struct ut_fscaps *c, const char *dir, dev_t dev,
+		       int depth)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
@@ -366,7 +374,8 @@ static void scan_nocow(struct ut_fscaps *c, const char *dir, dev_t dev, int dept
 	}
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' &&
-		    (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+		    (!de->d_name[1] ||
+		     (de->d_name[1] == '.' && !de->d_name[2])))
 			continue;
 		if (c->files_seen + c->dirs_seen >= NOCOW_SCAN_MAX) {
 			c->scan_incomplete = 1;
@@ -409,7 +418,8 @@ static void probe_nocow(struct ut_fscaps *c, const char *path)
 		c->scan_incomplete = 1;
 	if (!stat(path, &sb) && S_ISDIR(sb.st_mode))
 		scan_nocow(c, path, sb.st_dev, 0);
-	c->nocow = c->nocow_mount || c->nocow_path || c->nocow_files || c->nocow_dirs;
+	c->nocow = c->nocow_mount || c->nocow_path || c->nocow_files ||
+		   c->nocow_dirs;
 	if (c->nocow)
 		c->cow = 0;
 }
@@ -485,7 +495,8 @@ static void probe_stack(struct ut_fscaps *c, dev_t dev)
 
 	if (maj == 0 && c->found_mount)
 		ut_mount_device(&c->mnt, &maj, &mnr);
-	ut_block_stack_probe("/sys", "/proc/self/mountinfo", maj, mnr, &c->stack);
+	ut_block_stack_probe("/sys", "/proc/self/mountinfo", maj, mnr,
+			     &c->stack);
 }
 
 int ut_fscaps_probe(const char *path, struct ut_fscaps *c)

@@ -15,7 +15,8 @@
  * the script's name as installed here (ut_tool_name), {mount} the mount
  * point and {device} the filesystem's device, never a placeholder.
  */
-static void fix_expand(const struct ut_fscaps *c, const char *fix, char *out, size_t len)
+static void fix_expand(const struct ut_fscaps *c, const char *fix, char *out,
+		       size_t len)
 {
 	static const char *const tools[] = { "mkfs-journal", "mkfs-atomic",
 					     "fix-journal" };
@@ -31,13 +32,15 @@ static void fix_expand(const struct ut_fscaps *c, const char *fix, char *out, si
 			out[n] = '\0';
 			continue;
 		}
-		snprintf(key, sizeof(key), "%.*s", (int)(end - fix - 1), fix + 1);
+		snprintf(key, sizeof(key), "%.*s", (int)(end - fix - 1),
+			 fix + 1);
 		sub = NULL;
 		for (i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
 			if (!strcmp(key, tools[i]))
 				sub = ut_tool_name(key, name, sizeof(name));
 		if (!strcmp(key, "mount"))
-			sub = c->mnt.mount_point[0] ? c->mnt.mount_point : c->path;
+			sub = c->mnt.mount_point[0] ? c->mnt.mount_point :
+						      c->path;
 		if (!strcmp(key, "device"))
 			sub = c->mnt.source[0] ? c->mnt.source :
 						 "the filesystem's device";
@@ -80,13 +83,15 @@ static void say(const struct ut_fscaps *c, struct ut_verdict *v, int safe,
 int ut_fscaps_unusable(const struct ut_fscaps *c, struct ut_verdict *v)
 {
 	if (!c->durable) {
-		say(c, v, 0, "put the store on a local ext4 or XFS filesystem on a real or loop block device",
+		say(c, v, 0,
+		    "put the store on a local ext4 or XFS filesystem on a real or loop block device",
 		    "%s keeps no crash-safe copy on a block device untorn can reason about",
 		    c->mnt.fstype[0] ? c->mnt.fstype : "this filesystem");
 		return 1;
 	}
 	if (!c->barrier) {
-		say(c, v, 0, "remount with barriers: mount -o remount,barrier {mount} (and drop nobarrier from /etc/fstab)",
+		say(c, v, 0,
+		    "remount with barriers: mount -o remount,barrier {mount} (and drop nobarrier from /etc/fstab)",
 		    "mounted nobarrier: the device's write cache is never flushed, so no fdatasync proves anything");
 		return 1;
 	}
@@ -98,7 +103,8 @@ static int no_journal(const struct ut_fscaps *c, struct ut_verdict *v)
 {
 	if (!c->no_journal)
 		return 0;
-	say(c, v, 0, "add a journal: unmount, tune2fs -O has_journal {device}, then mount with -o data=journal (or make a new filesystem with {mkfs-journal})",
+	say(c, v, 0,
+	    "add a journal: unmount, tune2fs -O has_journal {device}, then mount with -o data=journal (or make a new filesystem with {mkfs-journal})",
 	    "this %s has no journal (made with -O ^has_journal): data=journal is impossible and pages are overwritten in place",
 	    c->mnt.fstype);
 	return 1;
@@ -148,12 +154,14 @@ static int cow_proven(const struct ut_fscaps *c, struct ut_verdict *v)
 	if (!c->cow)
 		return 0;
 	if (c->scan_incomplete) {
-		say(c, v, 0, "run the check as root, on the datadir itself (a path with fewer than 1 000 000 entries)",
+		say(c, v, 0,
+		    "run the check as root, on the datadir itself (a path with fewer than 1 000 000 entries)",
 		    "%s, but not every directory under the path could be read (or it holds more than 1 000 000 entries), so a NOCOW file or directory (chattr +C) may be among them",
 		    c->mnt.fstype);
 		return 1;
 	}
-	say(c, v, 1, NULL, "%s is copy-on-write: a page is never overwritten in place%s",
+	say(c, v, 1, NULL,
+	    "%s is copy-on-write: a page is never overwritten in place%s",
 	    c->mnt.fstype,
 	    strcmp(c->mnt.fstype, "btrfs") ?
 		    "" :
@@ -165,7 +173,8 @@ static int cow_proven(const struct ut_fscaps *c, struct ut_verdict *v)
  * mount without delayed allocation (per-file data journaling) */
 static int data_journalled(const struct ut_fscaps *c)
 {
-	return c->data_mode == UT_DATA_JOURNAL || (c->journal_flag && !c->delalloc);
+	return c->data_mode == UT_DATA_JOURNAL ||
+	       (c->journal_flag && !c->delalloc);
 }
 
 /* How the data is journalled, for the reasons. */
@@ -179,23 +188,30 @@ static const char *journalled_how(const struct ut_fscaps *c)
 static void not_journalled(const struct ut_fscaps *c, struct ut_verdict *v)
 {
 	if (c->journal_flag && c->delalloc) {
-		say(c, v, 0, "mount with -o nodelalloc (set it in /etc/fstab too): ext4 journals a chattr +j file's data only without delayed allocation",
+		say(c, v, 0,
+		    "mount with -o nodelalloc (set it in /etc/fstab too): ext4 journals a chattr +j file's data only without delayed allocation",
 		    "the files have chattr +j, but the mount delays allocation, so their data is not journalled and an interrupted page write stays torn");
 		return;
 	}
-	say(c, v, 0, "mount with -o data=journal (ext4 cannot change it on remount: {fix-journal} {mount} prints the steps, fstab and journal size included) or use {mkfs-journal}; or mount with -o nodelalloc and chattr +j the store's directory before init (needs CAP_SYS_RESOURCE)",
+	say(c, v, 0,
+	    "mount with -o data=journal (ext4 cannot change it on remount: {fix-journal} {mount} prints the steps, fstab and journal size included) or use {mkfs-journal}; or mount with -o nodelalloc and chattr +j the store's directory before init (needs CAP_SYS_RESOURCE)",
 	    "mounted data=%s: file data is not journalled, so an interrupted page write stays torn",
 	    c->data_mode == UT_DATA_WRITEBACK ? "writeback" : "ordered");
 }
 
 /* The split rate the reason quotes: this mount's, when it was measured. */
-static const char *split_measured(const struct ut_fscaps *c, char *buf, size_t len)
+static const char *split_measured(const struct ut_fscaps *c, char *buf,
+				  size_t len)
 {
 	if (!c->probe_pages)
 		return "measured on ext4 by this project: 0.06-0.08% of 16 KiB writes; --probe measures this mount";
-	snprintf(buf, len, "measured here: %lu of %lu page writes split, %.3f%%%s",
-		 c->probe_split, c->probe_pages, 100.0 * c->probe_split / c->probe_pages,
-		 c->probe_split ? "" : "; none in a short run does not prove none can");
+	snprintf(buf, len,
+		 "measured here: %lu of %lu page writes split, %.3f%%%s",
+		 c->probe_split, c->probe_pages,
+		 100.0 * c->probe_split / c->probe_pages,
+		 c->probe_split ?
+			 "" :
+			 "; none in a short run does not prove none can");
 	return buf;
 }
 
@@ -204,12 +220,14 @@ static const char *split_measured(const struct ut_fscaps *c, char *buf, size_t l
  * module is loaded (untorn's journal guard does; stock InnoDB does not)
  */
 static void journal_verdict(const struct ut_fscaps *c, uint32_t page_size,
-			    uint32_t block_size, int uses_jw, struct ut_verdict *v)
+			    uint32_t block_size, int uses_jw,
+			    struct ut_verdict *v)
 {
 	char measured[160];
 
 	if (strcmp(c->mnt.fstype, "ext4") && strcmp(c->mnt.fstype, "ext3")) {
-		say(c, v, 0, "make an ext4 filesystem mounted data=journal ({mkfs-journal}), or use --guard doublewrite",
+		say(c, v, 0,
+		    "make an ext4 filesystem mounted data=journal ({mkfs-journal}), or use --guard doublewrite",
 		    "%s does not journal file data; only ext4 with data=journal does",
 		    c->mnt.fstype);
 		return;
@@ -232,7 +250,8 @@ static void journal_verdict(const struct ut_fscaps *c, uint32_t page_size,
 		return;
 	}
 	if (c->fs_block < 4096) {
-		say(c, v, 0, "remake the filesystem with 4 KiB blocks (mkfs.ext4 -b 4096, as {mkfs-journal} does; the block size cannot be changed in place), then each 4 KiB block is journalled whole",
+		say(c, v, 0,
+		    "remake the filesystem with 4 KiB blocks (mkfs.ext4 -b 4096, as {mkfs-journal} does; the block size cannot be changed in place), then each 4 KiB block is journalled whole",
 		    "this ext4 has %u-byte blocks: data=journal keeps only %u bytes whole, so %u-byte pages (checksummed in %u-byte blocks) can tear",
 		    c->fs_block, c->fs_block, page_size, block_size);
 		return;
@@ -244,12 +263,14 @@ static void journal_verdict(const struct ut_fscaps *c, uint32_t page_size,
 		return;
 	}
 	if (c->jw_module) {
-		say(c, v, 0, "keep the doublewrite buffer, or have the engine write its pages through /dev/untorn_jw (ut_jw_pwrite() in libuntorn, untorn-jw-write)",
+		say(c, v, 0,
+		    "keep the doublewrite buffer, or have the engine write its pages through /dev/untorn_jw (ut_jw_pwrite() in libuntorn, untorn-jw-write)",
 		    "the untorn_jw module is loaded, but this engine writes %u-byte pages with pwrite(2), whose %u-byte blocks can straddle two jbd2 transactions",
 		    page_size, c->fs_block);
 		return;
 	}
-	say(c, v, 0, "keep the doublewrite buffer, use pages of at most the block size (e.g. innodb_page_size=4k on 4 KiB blocks), or an engine with per-block LSNs (untorn)",
+	say(c, v, 0,
+	    "keep the doublewrite buffer, use pages of at most the block size (e.g. innodb_page_size=4k on 4 KiB blocks), or an engine with per-block LSNs (untorn)",
 	    "ext4 %s journals each %u-byte block under its own handle: a %u-byte page with one LSN can straddle two transactions and tear (%s)",
 	    journalled_how(c), c->fs_block, page_size,
 	    split_measured(c, measured, sizeof(measured)));
@@ -259,18 +280,21 @@ static void atomic_verdict(const struct ut_fscaps *c, uint32_t page_size,
 			   struct ut_verdict *v)
 {
 	if (data_journalled(c)) {
-		say(c, v, 0, "use an XFS filesystem made with reflink ({mkfs-atomic}), or the journal guard here",
+		say(c, v, 0,
+		    "use an XFS filesystem made with reflink ({mkfs-atomic}), or the journal guard here",
 		    "ext4 %s turns O_DIRECT into buffered writes, and RWF_ATOMIC needs O_DIRECT",
 		    journalled_how(c));
 		return;
 	}
 	if (!c->atomic_max) {
-		say(c, v, 0, "make XFS with mkfs.xfs -m reflink=1 (Linux >= 6.16; {mkfs-atomic}) or use a device with atomic writes",
+		say(c, v, 0,
+		    "make XFS with mkfs.xfs -m reflink=1 (Linux >= 6.16; {mkfs-atomic}) or use a device with atomic writes",
 		    "statx reports no atomic write support on this filesystem and device");
 		return;
 	}
 	if (page_size > c->atomic_max || page_size < c->atomic_min) {
-		say(c, v, 0, "use a page size from the atomic range, or mount XFS with a larger max_atomic_write=",
+		say(c, v, 0,
+		    "use a page size from the atomic range, or mount XFS with a larger max_atomic_write=",
 		    "statx allows atomic writes of %u..%u bytes, not %u-byte pages",
 		    c->atomic_min, c->atomic_max, page_size);
 		return;
@@ -310,7 +334,8 @@ void ut_verdict_sector(const struct ut_fscaps *c, uint32_t page_size,
 	}
 	if (block_size > c->fs_block) {
 		snprintf(fix, sizeof(fix),
-			 "make the store with --block-size %u or less", c->fs_block);
+			 "make the store with --block-size %u or less",
+			 c->fs_block);
 		say(c, v, 0, fix,
 		    "a %u-byte block spans two %u-byte filesystem blocks, which need not lie side by side on the device",
 		    block_size, c->fs_block);
@@ -323,7 +348,8 @@ void ut_verdict_sector(const struct ut_fscaps *c, uint32_t page_size,
 		return;
 	}
 	if (!c->stack.unit) {
-		say(c, v, 0, "use --guard doublewrite (or journal on ext4 data=journal)",
+		say(c, v, 0,
+		    "use --guard doublewrite (or journal on ext4 data=journal)",
 		    "the devices under %s cannot be shown to write any block whole: %s",
 		    t, c->stack.unknown);
 		return;
@@ -390,7 +416,8 @@ void ut_verdict_in_place(const struct ut_fscaps *c, uint32_t page_size,
  */
 static const char *innodb_fix(const struct ut_fscaps *c, uint32_t page_size)
 {
-	int ext4 = !strcmp(c->mnt.fstype, "ext4") || !strcmp(c->mnt.fstype, "ext3");
+	int ext4 = !strcmp(c->mnt.fstype, "ext4") ||
+		   !strcmp(c->mnt.fstype, "ext3");
 
 	if (ext4 && page_size <= c->fs_block)
 		return "keep innodb_doublewrite=ON, or mount with data=journal: {fix-journal} {mount} prints the steps (fstab and journal size included)";
@@ -412,7 +439,8 @@ void ut_fscaps_innodb_verdict(const struct ut_fscaps *c, uint32_t page_size,
 		return;
 	}
 	if (c->no_journal && page_size > c->fs_block) {
-		say(c, v, 0, "keep innodb_doublewrite=ON; a journal (unmount, tune2fs -O has_journal {device}, mount with -o data=journal) keeps pages whole only when they are no larger than the block (innodb_page_size=4k on 4 KiB blocks)",
+		say(c, v, 0,
+		    "keep innodb_doublewrite=ON; a journal (unmount, tune2fs -O has_journal {device}, mount with -o data=journal) keeps pages whole only when they are no larger than the block (innodb_page_size=4k on 4 KiB blocks)",
 		    "this %s has no journal (made with -O ^has_journal) and overwrites %u-byte pages in place",
 		    c->mnt.fstype, page_size);
 		return;

@@ -93,7 +93,8 @@ static long jw_ioc_write(void __user *argp)
 	ret = jw_check_file(file);
 	if (ret)
 		goto out_put_file;
-	ret = jw_write(file, req.offset, &from, req.flags & UNTORN_JW_DSYNC, &res);
+	ret = jw_write(file, req.offset, &from, req.flags & UNTORN_JW_DSYNC,
+		       &res);
 	if (ret < 0)
 		goto out_put_file;
 	req.written = ret;
@@ -146,6 +147,7 @@ static void __exit jw_exit(void)
 
 module_init(jw_init);
 module_exit(jw_exit);
-MODULE_DESCRIPTION("untorn_jw: multi-page writes in one jbd2 transaction on ext4 data=journal");
+MODULE_DESCRIPTION(
+	"untorn_jw: multi-page writes in one jbd2 transaction on ext4 data=journal");
 MODULE_AUTHOR("the untorn authors");
 MODULE_LICENSE("GPL");

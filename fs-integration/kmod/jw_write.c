@@ -58,7 +58,8 @@ static bool jw_is_journalled_data(struct address_space *mapping)
 
 	snprintf(name, sizeof(name), "%ps", mapping->a_ops->write_end);
 	return strncmp(name, want, sizeof(want) - 1) == 0 &&
-	       (name[sizeof(want) - 1] == '\0' || name[sizeof(want) - 1] == ' ');
+	       (name[sizeof(want) - 1] == '\0' ||
+		name[sizeof(want) - 1] == ' ');
 }
 
 /* checks that need no lock */
@@ -93,7 +94,8 @@ static int jw_check_locked(struct file *file, loff_t pos, size_t len)
 	ret = vfs_fileattr_get(file->f_path.dentry, &fa);
 	if (ret)
 		return ret;
-	if (fa.flags & (FS_INLINE_DATA_FL | FS_ENCRYPT_FL | FS_VERITY_FL | FS_DAX_FL))
+	if (fa.flags &
+	    (FS_INLINE_DATA_FL | FS_ENCRYPT_FL | FS_VERITY_FL | FS_DAX_FL))
 		return -EOPNOTSUPP;
 	if (pos + len > i_size_read(inode))
 		return -ERANGE;
@@ -120,7 +122,8 @@ typedef struct page jw_cache_t;
 static size_t jw_copy_in(struct page *page, loff_t pos, size_t bytes,
 			 struct iov_iter *from)
 {
-	return copy_page_from_iter_atomic(page, offset_in_page(pos), bytes, from);
+	return copy_page_from_iter_atomic(page, offset_in_page(pos), bytes,
+					  from);
 }
 #define jw_flush_dcache flush_dcache_page
 #endif
@@ -135,21 +138,24 @@ static int jw_write_page(struct file *file, loff_t pos, size_t bytes,
 	size_t copied;
 	int ret;
 
-	ret = mapping->a_ops->write_begin(file, mapping, pos, bytes, &pc, &fsdata);
+	ret = mapping->a_ops->write_begin(file, mapping, pos, bytes, &pc,
+					  &fsdata);
 	if (ret)
 		return ret;
 	if (mapping_writably_mapped(mapping))
 		jw_flush_dcache(pc);
 	copied = jw_copy_in(pc, pos, bytes, from);
 	jw_flush_dcache(pc);
-	ret = mapping->a_ops->write_end(file, mapping, pos, bytes, copied, pc, fsdata);
+	ret = mapping->a_ops->write_end(file, mapping, pos, bytes, copied, pc,
+					fsdata);
 	if (ret >= 0 && ret < copied)
 		iov_iter_revert(from, copied - ret);
 	return ret;
 }
 
 /* a page written with 0 bytes copied: ext4 opens and closes its handle */
-static int jw_touch_page(struct file *file, loff_t pos, size_t bytes, journal_t **journal)
+static int jw_touch_page(struct file *file, loff_t pos, size_t bytes,
+			 journal_t **journal)
 {
 	struct address_space *mapping = file->f_mapping;
 	handle_t *handle;
@@ -157,14 +163,16 @@ static int jw_touch_page(struct file *file, loff_t pos, size_t bytes, journal_t 
 	void *fsdata = NULL;
 	int ret;
 
-	ret = mapping->a_ops->write_begin(file, mapping, pos, bytes, &pc, &fsdata);
+	ret = mapping->a_ops->write_begin(file, mapping, pos, bytes, &pc,
+					  &fsdata);
 	if (ret)
 		return ret;
 	handle = journal_current_handle();
 	*journal = handle && handle->h_transaction ?
 			   handle->h_transaction->t_journal :
 			   NULL;
-	ret = mapping->a_ops->write_end(file, mapping, pos, bytes, 0, pc, fsdata);
+	ret = mapping->a_ops->write_end(file, mapping, pos, bytes, 0, pc,
+					fsdata);
 	return ret < 0 ? ret : 0;
 }
 
@@ -174,7 +182,8 @@ static size_t jw_first_page_bytes(loff_t pos, size_t len)
 }
 
 /* the journal of the file's filesystem, from the handle ext4 opens for a page */
-static int jw_journal_of(struct file *file, loff_t pos, size_t len, journal_t **journal)
+static int jw_journal_of(struct file *file, loff_t pos, size_t len,
+			 journal_t **journal)
 {
 	int ret;
 
@@ -193,7 +202,8 @@ static unsigned int jw_pages(loff_t pos, size_t len)
 }
 
 /* the credits for the whole write, or -E2BIG past half a transaction */
-static int jw_credits(struct inode *inode, journal_t *journal, loff_t pos, size_t len)
+static int jw_credits(struct inode *inode, journal_t *journal, loff_t pos,
+		      size_t len)
 {
 	unsigned int bpp = PAGE_SIZE >> inode->i_blkbits;
 	unsigned int credits = jw_pages(pos, len) * jw_credits_per_page(bpp);
@@ -209,7 +219,8 @@ static int jw_credits(struct inode *inode, journal_t *journal, loff_t pos, size_
 }
 
 /* the page loop under one handle; the bytes written, or -errno if none */
-static ssize_t jw_write_pages(struct file *file, loff_t pos, struct iov_iter *from)
+static ssize_t jw_write_pages(struct file *file, loff_t pos,
+			      struct iov_iter *from)
 {
 	ssize_t written = 0;
 	int ret = 0;

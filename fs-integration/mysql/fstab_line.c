@@ -60,12 +60,14 @@ static int append(char *buf, size_t len, const char *o)
 }
 
 /* the options kept: the mount's, then add's, by the rule above */
-static int options(const struct ut_mount *m, const char *add, char *out, size_t len)
+static int options(const struct ut_mount *m, const char *add, char *out,
+		   size_t len)
 {
 	char all[2048], *tok, *save = NULL;
 	int journal = in_list(add, "data=journal", 0), atime = 0, ret = 0;
 
-	snprintf(all, sizeof(all), "%s,%s,%s", m->mount_opts, m->super_opts, add);
+	snprintf(all, sizeof(all), "%s,%s,%s", m->mount_opts, m->super_opts,
+		 add);
 	out[0] = '\0';
 	for (tok = strtok_r(all, ",", &save); tok && !ret;
 	     tok = strtok_r(NULL, ",", &save)) {
@@ -106,7 +108,8 @@ static int uuid_of(const char *dev, char *out, size_t len)
 			continue;
 		snprintf(link, sizeof(link), "/dev/disk/by-uuid/%s", e->d_name);
 		if (realpath(link, got) && !strcmp(got, want))
-			ret = snprintf(out, len, "UUID=%s", e->d_name) < (int)len ?
+			ret = snprintf(out, len, "UUID=%s", e->d_name) <
+					      (int)len ?
 				      0 :
 				      -ENAMETOOLONG;
 	}
@@ -124,7 +127,8 @@ static int loop_file(const char *dev, char *out, size_t len)
 
 	if (!name || strncmp(name + 1, "loop", 4))
 		return -ENOENT;
-	snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", name + 1);
+	snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file",
+		 name + 1);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
@@ -136,7 +140,8 @@ static int loop_file(const char *dev, char *out, size_t len)
 	return n ? 0 : -ENOENT;
 }
 
-int ut_fstab_line(const struct ut_mount *m, const char *add, char *out, size_t len)
+int ut_fstab_line(const struct ut_mount *m, const char *add, char *out,
+		  size_t len)
 {
 	char src[PATH_MAX], kept[1024];
 	int loop = 0, n, ret;

@@ -17,6 +17,7 @@
  * named by UUID, or a loop device by its backing file with "loop".
  * Returns 0, or -ENAMETOOLONG when it does not fit in out.
  */
-int ut_fstab_line(const struct ut_mount *m, const char *add, char *out, size_t len);
+int ut_fstab_line(const struct ut_mount *m, const char *add, char *out,
+		  size_t len);
 
 #endif

@@ -25,7 +25,8 @@
 #define SSIZE_MIN 3 /* 4k: 512 << 3 */
 #define SSIZE_MAX 7 /* 64k */
 
-int ut_ibdata_flags_page_size(uint32_t flags, uint32_t *page_size, const char **format)
+int ut_ibdata_flags_page_size(uint32_t flags, uint32_t *page_size,
+			      const char **format)
 {
 	uint32_t ssize;
 
@@ -33,7 +34,8 @@ int ut_ibdata_flags_page_size(uint32_t flags, uint32_t *page_size, const char **
 		ssize = flags & FSP_FLAGS_SSIZE_MASK;
 		*format = "full_crc32";
 	} else {
-		ssize = (flags >> FSP_FLAGS_POS_PAGE_SSIZE) & FSP_FLAGS_SSIZE_MASK;
+		ssize = (flags >> FSP_FLAGS_POS_PAGE_SSIZE) &
+			FSP_FLAGS_SSIZE_MASK;
 		*format = "original";
 		if (!ssize) {
 			*page_size = 16384;
@@ -46,7 +48,8 @@ int ut_ibdata_flags_page_size(uint32_t flags, uint32_t *page_size, const char **
 	return 0;
 }
 
-int ut_ibdata_page_size(const char *path, uint32_t *page_size, const char **format)
+int ut_ibdata_page_size(const char *path, uint32_t *page_size,
+			const char **format)
 {
 	unsigned char head[FLAGS_OFFSET + 4];
 	uint32_t flags;
@@ -64,9 +67,11 @@ int ut_ibdata_page_size(const char *path, uint32_t *page_size, const char **form
 	}
 	close(fd);
 	if ((size_t)n < sizeof(head) ||
-	    (head[FIL_PAGE_TYPE] << 8 | head[FIL_PAGE_TYPE + 1]) != FIL_PAGE_TYPE_FSP_HDR)
+	    (head[FIL_PAGE_TYPE] << 8 | head[FIL_PAGE_TYPE + 1]) !=
+		    FIL_PAGE_TYPE_FSP_HDR)
 		return -EILSEQ;
-	flags = (uint32_t)head[FLAGS_OFFSET] << 24 | head[FLAGS_OFFSET + 1] << 16 |
-		head[FLAGS_OFFSET + 2] << 8 | head[FLAGS_OFFSET + 3];
+	flags = (uint32_t)head[FLAGS_OFFSET] << 24 |
+		head[FLAGS_OFFSET + 1] << 16 | head[FLAGS_OFFSET + 2] << 8 |
+		head[FLAGS_OFFSET + 3];
 	return ut_ibdata_flags_page_size(flags, page_size, format);
 }

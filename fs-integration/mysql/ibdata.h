@@ -13,9 +13,11 @@
  * names the format.  Returns 0, -errno from reading it, or -EILSEQ when
  * the first page holds no valid InnoDB header.
  */
-int ut_ibdata_page_size(const char *path, uint32_t *page_size, const char **format);
+int ut_ibdata_page_size(const char *path, uint32_t *page_size,
+			const char **format);
 
 /* The same from the FSP header's flags word. */
-int ut_ibdata_flags_page_size(uint32_t flags, uint32_t *page_size, const char **format);
+int ut_ibdata_flags_page_size(uint32_t flags, uint32_t *page_size,
+			      const char **format);
 
 #endif

@@ -120,13 +120,15 @@ static void unquote(char *v)
 				quote = 0;
 		} else if (*r == '"' || *r == '\'') {
 			quote = *r;
-		} else if (*r == '#' && r > v && isspace((unsigned char)r[-1])) {
+		} else if (*r == '#' && r > v &&
+			   isspace((unsigned char)r[-1])) {
 			*r = '\0';
 			break;
 		}
 	}
 	r = trim(v);
-	if ((*r == '"' || *r == '\'') && strlen(r) > 1 && r[strlen(r) - 1] == *r) {
+	if ((*r == '"' || *r == '\'') && strlen(r) > 1 &&
+	    r[strlen(r) - 1] == *r) {
 		r[strlen(r) - 1] = '\0';
 		r++;
 	}
@@ -165,7 +167,8 @@ static int read_dir(const char *dir, struct ut_mycnf *cnf, int depth, char *err,
 		return 0; /* the server skips a missing directory too */
 	for (i = 0; i < n; i++) {
 		if (!ret && has_cnf_suffix(names[i]->d_name)) {
-			snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
+			snprintf(path, sizeof(path), "%s/%s", dir,
+				 names[i]->d_name);
 			ret = read_file(path, cnf, depth + 1, err, errlen);
 		}
 		free(names[i]);
@@ -174,9 +177,11 @@ static int read_dir(const char *dir, struct ut_mycnf *cnf, int depth, char *err,
 	return ret;
 }
 
-static int directive(char *line, struct ut_mycnf *cnf, int depth, char *err, size_t errlen)
+static int directive(char *line, struct ut_mycnf *cnf, int depth, char *err,
+		     size_t errlen)
 {
-	if (!strncmp(line, "!includedir", 11) && isspace((unsigned char)line[11]))
+	if (!strncmp(line, "!includedir", 11) &&
+	    isspace((unsigned char)line[11]))
 		return read_dir(trim(line + 11), cnf, depth, err, errlen);
 	if (!strncmp(line, "!include", 8) && isspace((unsigned char)line[8]))
 		return read_file(trim(line + 8), cnf, depth + 1, err, errlen);
@@ -205,8 +210,9 @@ static int read_file(const char *path, struct ut_mycnf *cnf, int depth,
 	FILE *f;
 
 	if (depth > INCLUDE_DEPTH_MAX) {
-		snprintf(err, errlen, "%s: !include nested deeper than %d files",
-			 path, INCLUDE_DEPTH_MAX);
+		snprintf(err, errlen,
+			 "%s: !include nested deeper than %d files", path,
+			 INCLUDE_DEPTH_MAX);
 		return -ELOOP;
 	}
 	f = fopen(path, "r");
@@ -291,11 +297,13 @@ static FILE *run_tool(const char *defaults_file, pid_t *pid)
 
 		dup2(fds[1], STDOUT_FILENO);
 		if (null >= 0)
-			dup2(null, STDERR_FILENO); /* our refusal is the one line */
+			dup2(null,
+			     STDERR_FILENO); /* our refusal is the one line */
 		close(fds[0]);
 		close(fds[1]);
 		if (defaults_file) {
-			snprintf(arg, sizeof(arg), "--defaults-file=%s", defaults_file);
+			snprintf(arg, sizeof(arg), "--defaults-file=%s",
+				 defaults_file);
 			execlp("my_print_defaults", "my_print_defaults", arg,
 			       "--mysqld", (char *)NULL);
 		} else {
@@ -338,10 +346,12 @@ int ut_mycnf_from_tool(const char *defaults_file, struct ut_mycnf *cnf,
 	if (WEXITSTATUS(status)) {
 		snprintf(err, errlen, "my_print_defaults%s%s failed (exit %d)",
 			 defaults_file ? " --defaults-file=" : "",
-			 defaults_file ? defaults_file : "", WEXITSTATUS(status));
+			 defaults_file ? defaults_file : "",
+			 WEXITSTATUS(status));
 		return -EINVAL;
 	}
-	snprintf(cnf->source, sizeof(cnf->source), "my_print_defaults%s%s --mysqld",
+	snprintf(cnf->source, sizeof(cnf->source),
+		 "my_print_defaults%s%s --mysqld",
 		 defaults_file ? " --defaults-file=" : "",
 		 defaults_file ? defaults_file : "");
 	return 0;

@@ -95,7 +95,8 @@ static int read_options(const char *defaults_file, struct ut_mycnf *cnf)
 
 /* path resolved as the server does: empty is the datadir, relative is
  * under the datadir */
-static void resolve(const struct server *s, const char *opt, char *out, size_t len)
+static void resolve(const struct server *s, const char *opt, char *out,
+		    size_t len)
 {
 	int n;
 
@@ -117,7 +118,8 @@ static int parse_doublewrite(struct server *s)
 	static const char *const on[] = {
 		"1", "on", "true", "fast", "detect_and_recover", NULL
 	};
-	static const char *const off[] = { "0", "off", "false", "detect_only", NULL };
+	static const char *const off[] = { "0", "off", "false", "detect_only",
+					   NULL };
 	const char *w = s->cnf.doublewrite;
 	int i;
 
@@ -145,7 +147,8 @@ static int option_page_size(const struct server *s, uint32_t *ps)
 		*ps = 16384;
 		return 0;
 	}
-	if (ut_parse_size(s->cnf.page_size, 65536, &v) || v < 4096 || (v & (v - 1)))
+	if (ut_parse_size(s->cnf.page_size, 65536, &v) || v < 4096 ||
+	    (v & (v - 1)))
 		return fail("innodb_page_size = %s in %s is not a power of two from 4k to 64k; fix the option file",
 			    s->cnf.page_size, s->cnf.source);
 	*ps = (uint32_t)v;
@@ -169,13 +172,15 @@ static int find_page_size(struct server *s)
 	resolve(s, s->cnf.data_home_dir, home, sizeof(home));
 	if (snprintf(s->ibdata, sizeof(s->ibdata), "%s/%s", home, first) >=
 	    (int)sizeof(s->ibdata))
-		return fail("innodb_data_file_path and innodb_data_home_dir make a path longer than PATH_MAX; fix the option file");
+		return fail(
+			"innodb_data_file_path and innodb_data_home_dir make a path longer than PATH_MAX; fix the option file");
 	ret = ut_ibdata_page_size(s->ibdata, &s->page_size, &format);
 	if (ret == -ENOENT) {
 		s->page_size = opt;
 		ret = snprintf(s->page_from, sizeof(s->page_from),
 			       "%s (%s; %s does not exist yet)",
-			       s->cnf.page_size[0] ? "innodb_page_size" : "the default",
+			       s->cnf.page_size[0] ? "innodb_page_size" :
+						     "the default",
 			       s->cnf.source, s->ibdata);
 		if (ret >= (int)sizeof(s->page_from))
 			s->page_from[sizeof(s->page_from) - 1] = '\0';
@@ -191,8 +196,10 @@ static int find_page_size(struct server *s)
 		     s->ibdata, format) < 0)
 		s->page_from[0] = '\0';
 	if (s->cnf.page_size[0] && opt != s->page_size)
-		fprintf(stderr, "untorn-fscheck: warning: innodb_page_size = %s, but %s was made with %u-byte pages (the server will not start until the option matches); checking %u\n",
-			s->cnf.page_size, s->ibdata, s->page_size, s->page_size);
+		fprintf(stderr,
+			"untorn-fscheck: warning: innodb_page_size = %s, but %s was made with %u-byte pages (the server will not start until the option matches); checking %u\n",
+			s->cnf.page_size, s->ibdata, s->page_size,
+			s->page_size);
 	return 0;
 }
 
@@ -422,7 +429,8 @@ static void print_fstab(const struct server *s)
 			       ut_tool_name("fix-journal", tool, sizeof(tool)),
 			       p->caps.mnt.mount_point);
 		/* the one rule: scripts/fix-journal prints the same line */
-		if (!ut_fstab_line(&p->caps.mnt, "data=journal", line, sizeof(line)))
+		if (!ut_fstab_line(&p->caps.mnt, "data=journal", line,
+				   sizeof(line)))
 			printf("%s\n", line);
 	}
 }
@@ -438,8 +446,9 @@ static const char *where_to_paste(const struct server *s)
 	int i;
 
 	if (s->defaults_file) {
-		snprintf(where, sizeof(where), "in the [mysqld] section of %.*s",
-			 PATH_MAX, s->defaults_file);
+		snprintf(where, sizeof(where),
+			 "in the [mysqld] section of %.*s", PATH_MAX,
+			 s->defaults_file);
 		return where;
 	}
 	for (i = 0; dirs[i]; i++)
@@ -520,14 +529,16 @@ static void print_json(const struct server *s, int safe)
 		json_string("data_mode", mode_name(&p->caps), ", ");
 		json_string("mount_point", p->caps.mnt.mount_point, ", ");
 		printf("\"pages\": %s, \"safe\": %s, ",
-		       p->pages ? "true" : "false", p->v.safe ? "true" : "false");
+		       p->pages ? "true" : "false",
+		       p->v.safe ? "true" : "false");
 		json_string("reason", p->v.reason, ", ");
 		json_string("fix", p->v.fix, "");
 		printf(", \"data_journal_would_fix\": %s}%s\n",
 		       journal_would_fix(s, p) ? "true" : "false",
 		       i + 1 < s->n_places ? "," : "");
 	}
-	printf("  ],\n  \"doublewrite_off_safe\": %s\n}\n", safe ? "true" : "false");
+	printf("  ],\n  \"doublewrite_off_safe\": %s\n}\n",
+	       safe ? "true" : "false");
 }
 
 int ut_mysql_check(const char *defaults_file, int as_json)
@@ -545,7 +556,8 @@ int ut_mysql_check(const char *defaults_file, int as_json)
 	s->datadir_default = !s->cnf.datadir[0];
 	snprintf(s->datadir, sizeof(s->datadir), "%s",
 		 s->datadir_default ? "/var/lib/mysql" : s->cnf.datadir);
-	while (strlen(s->datadir) > 1 && s->datadir[strlen(s->datadir) - 1] == '/')
+	while (strlen(s->datadir) > 1 &&
+	       s->datadir[strlen(s->datadir) - 1] == '/')
 		s->datadir[strlen(s->datadir) - 1] = '\0';
 	ret = parse_doublewrite(s);
 	if (!ret)

@@ -27,7 +27,8 @@ int ut_beside_exe(const char *const *rel, size_t n, const char *name, char *out,
 		*slash = '\0';
 	}
 	for (i = 0; i < n; i++) {
-		if (snprintf(out, len, "%s/%s/%s", exe, rel[i], name) >= (int)len)
+		if (snprintf(out, len, "%s/%s/%s", exe, rel[i], name) >=
+		    (int)len)
 			continue;
 		if (!access(out, R_OK))
 			return 0;

@@ -40,7 +40,8 @@ static int find_script(char *out, size_t len)
 
 static int data_journalled(const struct ut_fscaps *c)
 {
-	return c->data_mode == UT_DATA_JOURNAL || (c->journal_flag && !c->delalloc);
+	return c->data_mode == UT_DATA_JOURNAL ||
+	       (c->journal_flag && !c->delalloc);
 }
 
 /* what the probe needs; 0, or 1 with why filled */
@@ -109,7 +110,8 @@ struct tracer_out {
 	size_t len;
 };
 
-static int read_until(int fd, struct tracer_out *o, const char *needle, int timeout_ms)
+static int read_until(int fd, struct tracer_out *o, const char *needle,
+		      int timeout_ms)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	ssize_t n;
@@ -285,7 +287,8 @@ int ut_split_probe(const struct ut_fscaps *caps, uint32_t page_size,
 	}
 	ret = write_pages(caps->path, page_size, seconds);
 	if (stop_tracer(child, fd, o, r))
-		snprintf(r->why, sizeof(r->why), "bpftrace ended without its totals");
+		snprintf(r->why, sizeof(r->why),
+			 "bpftrace ended without its totals");
 	else
 		r->measured = !ret;
 	waitpid(child, &status, 0);

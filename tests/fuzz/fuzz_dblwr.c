@@ -92,7 +92,8 @@ static void sound_copies(unsigned char *seg)
 
 	for (i = 0; i < BATCH; i++) {
 		page_no = seg[48 + 4 * i] | seg[49 + 4 * i] << 8 |
-			  seg[50 + 4 * i] << 16 | (uint32_t)seg[51 + 4 * i] << 24;
+			  seg[50 + 4 * i] << 16 |
+			  (uint32_t)seg[51 + 4 * i] << 24;
 		if (page_no == 0 || page_no >= N_PAGES)
 			continue;
 		memset(area, 0x40 + i, sizeof(area));
@@ -122,10 +123,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(seg + 28, dblwr.uuid, 16);
 		put_le32(seg + 8, ut_crc32c(0, seg + 12, UT_DBLWR_HDR - 12));
 	}
-	if (pwrite(dblwr.fd, seg, SEG_BYTES, UT_DBLWR_HDR + s * SEG_BYTES) != SEG_BYTES)
+	if (pwrite(dblwr.fd, seg, SEG_BYTES, UT_DBLWR_HDR + s * SEG_BYTES) !=
+	    SEG_BYTES)
 		abort();
 	memset(seg, 0, sizeof(seg)); /* the other segment: empty */
-	if (pwrite(dblwr.fd, seg, SEG_BYTES, UT_DBLWR_HDR + !s * SEG_BYTES) != SEG_BYTES)
+	if (pwrite(dblwr.fd, seg, SEG_BYTES, UT_DBLWR_HDR + !s * SEG_BYTES) !=
+	    SEG_BYTES)
 		abort();
 	if (pwrite(data_fd, pristine, sizeof(pristine), 0) != sizeof(pristine))
 		abort();
@@ -135,7 +138,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ret = ut_dblwr_restore(&dblwr, &geom, data_fd, N_PAGES, &rep, &err);
 	if (ret)
 		abort();
-	if (rep.pages_restored > rep.pages_checked || rep.pages_checked > 2 * BATCH)
+	if (rep.pages_restored > rep.pages_checked ||
+	    rep.pages_checked > 2 * BATCH)
 		abort();
 	if (pread(data_fd, after, sizeof(after), 0) != sizeof(after) ||
 	    memcmp(after, page0, PS))

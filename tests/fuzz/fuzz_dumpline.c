@@ -24,7 +24,8 @@ static void encode(char *out, size_t len, int jsonl, uint64_t key,
 	size_t o;
 	uint32_t i;
 
-	o = (size_t)snprintf(out, len, jsonl ? "{\"key\": %llu, \"value\": \"" : "%llu\t",
+	o = (size_t)snprintf(out, len,
+			     jsonl ? "{\"key\": %llu, \"value\": \"" : "%llu\t",
 			     (unsigned long long)key);
 	for (i = 0; i < n && o + 2 < len; i++) {
 		out[o++] = hex[v[i] >> 4];

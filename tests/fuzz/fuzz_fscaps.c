@@ -39,12 +39,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ret = ut_mountinfo_parse(text, &m);
 		if (ret != 0 && ret != -EINVAL)
 			abort();
-		if (ret == 0 && (!terminated(m.root, sizeof(m.root)) ||
-				 !terminated(m.mount_point, sizeof(m.mount_point)) ||
-				 !terminated(m.mount_opts, sizeof(m.mount_opts)) ||
-				 !terminated(m.fstype, sizeof(m.fstype)) ||
-				 !terminated(m.source, sizeof(m.source)) ||
-				 !terminated(m.super_opts, sizeof(m.super_opts))))
+		if (ret == 0 &&
+		    (!terminated(m.root, sizeof(m.root)) ||
+		     !terminated(m.mount_point, sizeof(m.mount_point)) ||
+		     !terminated(m.mount_opts, sizeof(m.mount_opts)) ||
+		     !terminated(m.fstype, sizeof(m.fstype)) ||
+		     !terminated(m.source, sizeof(m.source)) ||
+		     !terminated(m.super_opts, sizeof(m.super_opts))))
 			abort();
 		break;
 	case 1:

@@ -33,7 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (ut_geom_init_layout(&g, page_sizes[data[0] & 3],
 				block_sizes[(data[0] >> 2) & 3],
-				data[1] & 1 ? UT_LAYOUT_COMPACT : UT_LAYOUT_FULL))
+				data[1] & 1 ? UT_LAYOUT_COMPACT :
+					      UT_LAYOUT_FULL))
 		return 0;
 	page_no = data[0] >> 4;
 	disk = calloc(1, g.page_size);
@@ -57,7 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(inplace, disk, g.page_size);
 	ret = ut_page_unpack_inplace(&g, inplace, page_no, &meta, &report,
 				     UT_UNPACK_TOLERATE_TORN);
-	if (ret != 0 && ret != UT_PAGE_EMPTY && ret != UT_PAGE_TORN && ret != -EBADMSG)
+	if (ret != 0 && ret != UT_PAGE_EMPTY && ret != UT_PAGE_TORN &&
+	    ret != -EBADMSG)
 		abort();
 	if (ret == -EBADMSG && memcmp(inplace, disk, g.page_size))
 		abort(); /* documented: buf untouched */

@@ -63,8 +63,8 @@ static void log_write(uint64_t lsn, const unsigned char *p, size_t n)
 	if (first > n)
 		first = n;
 	if (pwrite(log.fd, p, first, UT_LOG_HDR_SIZE + off) != (ssize_t)first ||
-	    (n > first && pwrite(log.fd, p + first, n - first, UT_LOG_HDR_SIZE) !=
-				  (ssize_t)(n - first)))
+	    (n > first && pwrite(log.fd, p + first, n - first,
+				 UT_LOG_HDR_SIZE) != (ssize_t)(n - first)))
 		abort();
 }
 
@@ -121,7 +121,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		put_le(b, base + i * UT_LOG_BLOCK, 8);
 		put_le(b + 8, len, 2);
 		memcpy(b + UT_LOG_BLOCK_HDR, data + i * UT_LOG_PAYLOAD, len);
-		put_le(b + UT_LOG_BLOCK - 4, ut_crc32c(0, b, UT_LOG_BLOCK - 4), 4);
+		put_le(b + UT_LOG_BLOCK - 4, ut_crc32c(0, b, UT_LOG_BLOCK - 4),
+		       4);
 	}
 	log_write(base, blocks, n_blocks * UT_LOG_BLOCK);
 	written_off = base;
@@ -130,11 +131,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ret = ut_redo_scan(&log, ring, start, &scan, &err);
 	if (ret)
 		abort();
-	if (scan.end_lsn < start || scan.bytes > scan.stream_len || !scan.stop_reason)
+	if (scan.end_lsn < start || scan.bytes > scan.stream_len ||
+	    !scan.stop_reason)
 		abort();
 	prev = start;
 	for (i = 0; i < scan.groups; i++) {
-		if (scan.group_off[i] >= scan.stream_len || scan.group_end[i] <= prev)
+		if (scan.group_off[i] >= scan.stream_len ||
+		    scan.group_end[i] <= prev)
 			abort();
 		prev = scan.group_end[i];
 	}

@@ -37,7 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ut_sb_decode(sector, &sb2) || memcmp(&sb, &sb2, sizeof(sb)))
 			abort();
 	}
-	ret = ut_ckpt_pick(region, ret == 0 ? sb.uuid : region + 16, &ck, slot_err);
+	ret = ut_ckpt_pick(region, ret == 0 ? sb.uuid : region + 16, &ck,
+			   slot_err);
 	if (ret != 0 && ret != 1 && ret != -EBADMSG)
 		abort();
 	if (ret >= 0 && slot_err[ret] != 0)

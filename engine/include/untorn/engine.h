@@ -95,7 +95,8 @@ uint32_t ut_engine_value_max(const struct ut_engine *eng);
 int ut_put(struct ut_engine *eng, uint64_t key, const void *val, uint32_t len,
 	   struct ut_err *err);
 /* -ENOENT when absent; *len gets the value's length (may exceed cap). */
-int ut_get(struct ut_engine *eng, uint64_t key, void *buf, uint32_t cap, uint32_t *len);
+int ut_get(struct ut_engine *eng, uint64_t key, void *buf, uint32_t cap,
+	   uint32_t *len);
 int ut_delete(struct ut_engine *eng, uint64_t key, struct ut_err *err);
 
 /*
@@ -136,7 +137,8 @@ int ut_txn_put(struct ut_txn *t, uint64_t key, const void *val, uint32_t len,
  * by this transaction already. */
 int ut_txn_delete(struct ut_txn *t, uint64_t key, struct ut_err *err);
 /* ut_get() as this transaction sees the store: its own writes first. */
-int ut_txn_get(struct ut_txn *t, uint64_t key, void *buf, uint32_t cap, uint32_t *len);
+int ut_txn_get(struct ut_txn *t, uint64_t key, void *buf, uint32_t cap,
+	       uint32_t *len);
 /* Applies every write as one, then waits, in sync mode, for its redo to
  * be durable.  The transaction is over whatever it returns; on an error
  * none of its writes was applied, but for -EUCLEAN: pages changed in
@@ -146,7 +148,8 @@ int ut_txn_commit(struct ut_txn *t, struct ut_err *err);
 /* Ends the transaction, leaving no trace of it. */
 void ut_txn_rollback(struct ut_txn *t);
 
-typedef int (*ut_scan_fn)(uint64_t key, const void *val, uint32_t len, void *user);
+typedef int (*ut_scan_fn)(uint64_t key, const void *val, uint32_t len,
+			  void *user);
 /* Calls fn for every key >= from in key order until fn returns non-zero. */
 int ut_scan(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void *user);
 
@@ -190,14 +193,16 @@ struct ut_scan_stats {
 unsigned ut_scan_window_max(const struct ut_engine *eng);
 
 /* The window, in leaves, a logical scan with o sorts and reads at once. */
-unsigned ut_scan_window(const struct ut_engine *eng, const struct ut_scan_opts *o);
+unsigned ut_scan_window(const struct ut_engine *eng,
+			const struct ut_scan_opts *o);
 
 #define UT_SCAN_MERGE_MAX 1024 /* pages in one merged read, at most */
 
 /* A scan in key order from `from` with read-ahead; fn as for ut_scan.
  * Writers may run meanwhile: the scan holds no latch between leaves. */
-int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void *user,
-		      const struct ut_scan_opts *o, struct ut_scan_stats *st);
+int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
+		      void *user, const struct ut_scan_opts *o,
+		      struct ut_scan_stats *st);
 /* How the tree's leaves lie in the data file, in key order. */
 struct ut_tree_shape {
 	uint64_t leaves;

@@ -134,7 +134,8 @@ void ut_page_locate(const struct ut_geom *g, uint32_t off, uint32_t *block,
 
 /* The logical offset of byte block_off of block (the inverse of
  * ut_page_locate), or UINT32_MAX when that byte is a header byte. */
-uint32_t ut_page_logical(const struct ut_geom *g, uint32_t block, uint32_t block_off);
+uint32_t ut_page_logical(const struct ut_geom *g, uint32_t block,
+			 uint32_t block_off);
 
 /* The logical bytes block b holds: [*off, *off + *len). */
 void ut_page_block_span(const struct ut_geom *g, uint32_t block, uint32_t *off,
@@ -146,7 +147,8 @@ void ut_page_touch(const struct ut_geom *g, struct ut_page_meta *m,
 
 /* Starts the meta of a new page (all block LSNs = lsn). */
 void ut_page_meta_init(const struct ut_geom *g, struct ut_page_meta *m,
-		       uint32_t page_no, uint16_t type, uint16_t level, uint64_t lsn);
+		       uint32_t page_no, uint16_t type, uint16_t level,
+		       uint64_t lsn);
 
 /* Builds the on-disk image (page_size bytes) from meta and area. */
 void ut_page_pack(const struct ut_geom *g, const struct ut_page_meta *m,
@@ -162,7 +164,8 @@ int ut_page_verify(const struct ut_geom *g, const void *disk, uint32_t page_no,
 
 /* ut_page_verify, then fills meta and area from a sound image. */
 int ut_page_unpack(const struct ut_geom *g, const void *disk, uint32_t page_no,
-		   struct ut_page_meta *m, void *area, struct ut_page_report *report);
+		   struct ut_page_meta *m, void *area,
+		   struct ut_page_report *report);
 
 #define UT_UNPACK_TOLERATE_TORN (1u << 0)
 
@@ -181,7 +184,8 @@ int ut_page_unpack_inplace(const struct ut_geom *g, void *buf, uint32_t page_no,
 
 /* The CRC32C of one block as stored in its header (the full layout's, and
  * block 0's in either layout). */
-uint32_t ut_block_crc(const void *block, uint32_t block_size, uint32_t block_index);
+uint32_t ut_block_crc(const void *block, uint32_t block_size,
+		      uint32_t block_index);
 
 const char *ut_fault_name(enum ut_fault_kind kind);
 /* One human-readable sentence for a fault, e.g. for `untorn check`. */

@@ -95,7 +95,8 @@ const struct ut_ring_stats *ut_ring_stats(const struct ut_ring *ring);
 /* Registration is an optimisation: a failure leaves the ring working with
  * plain files/buffers and is returned only so the caller can report it. */
 int ut_ring_register_files(struct ut_ring *ring, const int *fds, unsigned n);
-int ut_ring_register_buffers(struct ut_ring *ring, const struct iovec *iov, unsigned n);
+int ut_ring_register_buffers(struct ut_ring *ring, const struct iovec *iov,
+			     unsigned n);
 /* Must be called before registered buffers are freed. */
 void ut_ring_unregister_buffers(struct ut_ring *ring);
 
@@ -109,8 +110,10 @@ int ut_ring_wait(struct ut_ring *ring, struct ut_batch *b);
 int ut_ring_run(struct ut_ring *ring, struct ut_io *ios, unsigned n);
 
 /* Helpers to fill a struct ut_io. */
-void ut_io_read(struct ut_io *io, int fd, void *buf, uint32_t len, uint64_t off);
-void ut_io_write(struct ut_io *io, int fd, const void *buf, uint32_t len, uint64_t off);
+void ut_io_read(struct ut_io *io, int fd, void *buf, uint32_t len,
+		uint64_t off);
+void ut_io_write(struct ut_io *io, int fd, const void *buf, uint32_t len,
+		 uint64_t off);
 void ut_io_fdatasync(struct ut_io *io, int fd);
 
 #endif

@@ -31,7 +31,8 @@ struct ut_scan_bound {
 
 /* -EINVAL for figures that are not positive or a window of 0. */
 int ut_engine_scan_bound(struct ut_engine *eng, unsigned window_pages,
-			 const struct ut_scan_device *d, struct ut_scan_bound *b);
+			 const struct ut_scan_device *d,
+			 struct ut_scan_bound *b);
 
 /* Fits logical read-ahead's merging to a device as the bound does: holes
  * read through where that costs less than a positioning (gap_pages), reads

@@ -56,7 +56,8 @@ struct ut_init_opts {
 
 #define UT_OPEN_RDONLY (1u << 0)
 
-int ut_store_init(const char *dir, const struct ut_init_opts *opts, struct ut_err *err);
+int ut_store_init(const char *dir, const struct ut_init_opts *opts,
+		  struct ut_err *err);
 /*
  * Opens a store and takes its lock (lock.c) before reading anything:
  * exclusive for writing, shared with UT_OPEN_RDONLY.  A store locked by

@@ -39,7 +39,8 @@ struct ut_syscalls {
 			   struct io_uring_params *p);
 	int (*uring_submit)(struct io_uring *ring);
 	/* a page written through the untorn_jw module (untorn/jw.h) */
-	ssize_t (*jw_pwrite)(int jw_fd, int fd, const void *buf, size_t len, off_t off);
+	ssize_t (*jw_pwrite)(int jw_fd, int fd, const void *buf, size_t len,
+			     off_t off);
 	/*
 	 * Asked before every read or write is issued, by io_uring or by the
 	 * pread/pwrite path alike: returns how many of len bytes may go
