@@ -42,7 +42,7 @@ blank_dev() {
 	local img
 	img=$(mktemp "$scratch/dev-XXXXXX.img")
 	truncate -s "$1" "$img"
-	dev=$(losetup -f --show ${2:+"$2"} "$img") || return 1
+	dev=$(losetup -f --show --direct-io=on ${2:+"$2"} "$img") || return 1
 	extra_loops+=("$dev")
 }
 
