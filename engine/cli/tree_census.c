@@ -69,7 +69,7 @@ static int redo_after_checkpoint(const struct ut_store *st, struct ut_err *err)
 	ut_redo_close(&log);
 	if (ret)
 		return ret;
-	ret = scan.groups || scan.stream_len || scan.damage_lsn || scan.gap_lsn;
+	ret = !ut_redo_scan_empty(&scan);
 	ut_redo_scan_free(&scan);
 	return ret;
 }

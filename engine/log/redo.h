@@ -168,5 +168,8 @@ struct ut_redo_scan {
 int ut_redo_scan(struct ut_redo *log, struct ut_ring *ring, uint64_t lsn,
 		 struct ut_redo_scan *scan, struct ut_err *err);
 void ut_redo_scan_free(struct ut_redo_scan *scan);
+/* The log holds nothing after the scan's start: no group, no torn tail,
+ * no damage, no gap (the log of a store closed cleanly). */
+int ut_redo_scan_empty(const struct ut_redo_scan *scan);
 
 #endif

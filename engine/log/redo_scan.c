@@ -358,3 +358,9 @@ void ut_redo_scan_free(struct ut_redo_scan *scan)
 	free(scan->group_off);
 	memset(scan, 0, sizeof(*scan));
 }
+
+int ut_redo_scan_empty(const struct ut_redo_scan *scan)
+{
+	/* a group is in the stream: no stream, no group */
+	return !scan->stream_len && !scan->damage_lsn && !scan->gap_lsn;
+}

@@ -361,8 +361,7 @@ int ut_recover(const struct ut_recovery_ctx *rc, struct ut_recovery_report *rep,
 	 * store), does it go on in place and the open write nothing.
 	 */
 	start = scan.end_lsn;
-	if (ut_lsn_next_block(start) != start || scan.stream_len ||
-	    scan.damage_lsn || scan.gap_lsn)
+	if (ut_lsn_next_block(start) != start || !ut_redo_scan_empty(&scan))
 		start = ut_lsn_next_block(rep->checkpoint_lsn +
 					  rc->log->capacity);
 	ut_redo_start(rc->log, start, rep->checkpoint_lsn);
