@@ -89,17 +89,21 @@ target_check_dev() {
 		die "--target $dev: $(human "$have") is too small, the benchmark needs $(human "$need"); give a larger device or fewer --rows"
 }
 
-# target_check_dir DIR NEED-BYTES: refuses a directory the benchmark
-# cannot work in (one line, exit 2)
+# target_check_dir DIR NEED-BYTES [FIX] [WHAT] [NAME]: refuses a
+# directory a benchmark cannot work in (one line, exit 2).  FIX is what
+# to do when it is too small (default: fewer --rows), WHAT what needs
+# the room (default "the benchmark"), NAME how the line names DIR
+# (default "--target DIR")
 target_check_dir() {
-	local dir=$1 need=$2 avail
-	[ -d "$dir" ] || die "--target $dir: no such directory or block device"
-	[ -w "$dir" ] || die "--target $dir: not writable by this user; give a directory you may write to (or run as root)"
+	local dir=$1 need=$2 fix=${3:-free some space there or give fewer --rows}
+	local what=${4:-the benchmark} name=${5:---target $1} avail
+	[ -d "$dir" ] || die "$name: no such directory or block device"
+	[ -w "$dir" ] || die "$name: not writable by this user; give a directory you may write to (or run as root)"
 	findmnt -no OPTIONS -T "$dir" | tr , '\n' | grep -qx ro &&
-		die "--target $dir: its filesystem is mounted read-only; give a directory on a writable one"
+		die "$name: its filesystem is mounted read-only; give a directory on a writable one"
 	avail=$(df -B1 --output=avail "$dir" | tail -1 | tr -d ' ')
 	[ "$avail" -ge "$need" ] ||
-		die "--target $dir: $(human "$avail") free, the benchmark needs $(human "$need"); free some space there or give fewer --rows"
+		die "$name: $(human "$avail") free, $what needs $(human "$need"); $fix"
 }
 
 # target_need_bytes ROWS: room for a store of ROWS rows (about 200 bytes
