@@ -39,18 +39,20 @@ fio_measured() {
 # ("iops MB/s latency-ms") in the global array fio_results for
 # fio_json and fio_table
 fio_results=()
+# the jobs, in the order of fio_results and of fio_json's fields: what
+# the table and the errors call each, and its fio arguments
+fio_jobs=("random 16 KiB reads|randread 16k"
+	  "random 16 KiB reads, QD32 (NCQ)|randread 16k --ioengine=libaio --iodepth=32"
+	  "random 16 KiB writes|randwrite 16k"
+	  "sequential 1 MiB reads|read 1m"
+	  "sequential 4 KiB writes|write 4k"
+	  "16 KiB write + fdatasync|write 16k --fdatasync=1")
 fio_calibrate() {
 	local path=$1 secs=$2 size=() r job
-	local jobs=("random 16 KiB reads|randread 16k"
-		    "QD32 reads|randread 16k --ioengine=libaio --iodepth=32"
-		    "random 16 KiB writes|randwrite 16k"
-		    "sequential 1 MiB reads|read 1m"
-		    "sequential 4 KiB writes|write 4k"
-		    "16 KiB write + fdatasync|write 16k --fdatasync=1")
 	need_tool fio fio
 	[ -z "${3:-}" ] || size=(--size="$3")
 	fio_results=()
-	for job in "${jobs[@]}"; do
+	for job in "${fio_jobs[@]}"; do
 		set -- ${job#*|}
 		r=$(fio_run "$path" "$1" "$2" "$secs" "${@:3}" "${size[@]}")
 		# nothing completed in the time (an fdatasync of a busy device
@@ -77,11 +79,10 @@ PY
 
 # fio_table SECONDS: fio_calibrate's results as a table
 fio_table() {
-	local what=("random 16 KiB reads" "random 16 KiB reads, QD32 (NCQ)" "random 16 KiB writes"
-		    "sequential 1 MiB reads" "sequential 4 KiB writes" "16 KiB write + fdatasync") i
+	local i
 	printf '%-34s %10s %10s %12s\n' "fio, QD1, O_DIRECT, ${1}s each" IOPS MB/s "latency ms"
-	for i in 0 1 2 3 4 5; do
+	for i in "${!fio_jobs[@]}"; do
 		set -- ${fio_results[$i]}
-		printf '%-34s %10s %10s %12s\n' "${what[$i]}" "$1" "$2" "$3"
+		printf '%-34s %10s %10s %12s\n' "${fio_jobs[$i]%%|*}" "$1" "$2" "$3"
 	done
 }
