@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,8 @@
 static const char help[] =
 	"usage: untorn-fscheck PATH [--page-size SIZE] [--engine innodb|untorn] [--probe[=SECONDS]]\n"
 	"                      [--measure[=SECONDS]] [--json]\n"
-	"       untorn-fscheck --mysql [--defaults-file FILE] [--json]\n"
+	"       untorn-fscheck --mysql [--defaults-file FILE] [--measure[=SECONDS] DIR]\n"
+	"                      [--json]\n"
 	"\n"
 	"Reads what the filesystem under PATH guarantees (type, mount options such\n"
 	"as data=journal and barriers, block size, O_DIRECT alignment, atomic write\n"
@@ -58,7 +60,11 @@ static const char help[] =
 	"innodb_doublewrite_dir, tables' DATA DIRECTORY, the redo log's\n"
 	"innodb_log_group_home_dir).  One verdict per directory, one for the\n"
 	"server, the [mysqld] lines and the /etc/fstab change; 0 when\n"
-	"innodb_doublewrite may be OFF, 1 when it must stay ON, 2 error.\n";
+	"innodb_doublewrite may be OFF, 1 when it must stay ON, 2 error.\n"
+	"With --measure DIR it then measures in DIR, a scratch directory on the\n"
+	"datadir's filesystem and outside the datadir (nothing is written among\n"
+	"the server's files), at the server's page size; in --json one object,\n"
+	"{\"server\": ..., \"measure\": ...}.\n";
 
 /* --probe's and --measure's SECONDS: none is dflt; from min to max */
 static int parse_seconds(const char *s, unsigned dflt, long min, long max,
@@ -355,21 +361,63 @@ static int measure_after(const char *path, unsigned seconds, uint32_t ps,
 	return safe ? 0 : 1;
 }
 
+/*
+ * --mysql --measure DIR: the server's verdict, then the measurement in
+ * DIR, a scratch directory on the datadir's filesystem, at the server's
+ * page size; in --json one object, {"server": ..., "measure": ...}.
+ * The status is the server's verdict, or 2.
+ */
+static int mysql_measure(const char *dir, const char *defaults_file,
+			 unsigned seconds, int as_json)
+{
+	char datadir[PATH_MAX];
+	uint32_t ps = 0;
+	int ret;
+
+	ret = ut_mysql_datadir(defaults_file, datadir, sizeof(datadir));
+	if (!ret)
+		ret = ut_measure_check_dir(dir, datadir);
+	if (ret)
+		return ret;
+	if (as_json)
+		printf("{\"server\": ");
+	ret = ut_mysql_check(defaults_file, as_json, &ps);
+	if (ret == 2) {
+		if (as_json)
+			printf("null, \"measure\": null}\n");
+		return 2;
+	}
+	if (as_json)
+		printf(", \"measure\": ");
+	ret = measure_after(dir, seconds, ps, 0, as_json, ret == 0);
+	if (as_json)
+		printf("%s}\n", ret == 2 ? "null" : "");
+	return ret;
+}
+
 /* --mysql: the server says where its pages are and how large */
-static int mysql_main(int paths, const char *defaults_file, int mysql,
-		      int other_opts, int as_json)
+static int mysql_main(int paths, char **path, const char *defaults_file,
+		      int mysql, int other_opts, unsigned measure_s,
+		      int as_json)
 {
 	if (!mysql) {
 		fprintf(stderr,
 			"untorn-fscheck: --defaults-file goes with --mysql; add --mysql\n");
 		return 2;
 	}
-	if (paths || other_opts) {
+	if (other_opts || (paths && !measure_s)) {
 		fprintf(stderr,
-			"untorn-fscheck: --mysql takes its directories and page size from the server; drop PATH, --page-size, --engine and --probe\n");
+			"untorn-fscheck: --mysql takes its directories and page size from the server; drop PATH, --page-size, --engine and --probe (a directory goes with --measure: where to measure)\n");
 		return 2;
 	}
-	return ut_mysql_check(defaults_file, as_json);
+	if (!measure_s)
+		return ut_mysql_check(defaults_file, as_json, NULL);
+	if (paths != 1) {
+		fprintf(stderr,
+			"untorn-fscheck: --mysql --measure writes nothing among the server's files: give one scratch directory on the datadir's filesystem to measure in, e.g. untorn-fscheck --mysql --measure /var/lib/untorn-scratch\n");
+		return 2;
+	}
+	return mysql_measure(path[0], defaults_file, measure_s, as_json);
 }
 
 int main(int argc, char **argv)
@@ -467,15 +515,10 @@ int main(int argc, char **argv)
 			"untorn-fscheck: --measure and --probe each write for a while; give one, then the other\n");
 		return 2;
 	}
-	if (measure_s && (mysql || defaults_file)) {
-		fprintf(stderr,
-			"untorn-fscheck: --measure with --mysql: nothing may be written among the server's files; give a scratch directory on the datadir's filesystem instead: untorn-fscheck --measure DIR\n");
-		return 2;
-	}
 	if (mysql || defaults_file)
-		return mysql_main(argc - optind, defaults_file, mysql,
-				  page_given || engine_given || probe_s,
-				  as_json);
+		return mysql_main(argc - optind, argv + optind, defaults_file,
+				  mysql, page_given || engine_given || probe_s,
+				  measure_s, as_json);
 	if (optind != argc - 1) {
 		fprintf(stderr,
 			"untorn-fscheck: give exactly one PATH; try 'untorn-fscheck --help'\n");

@@ -9,7 +9,9 @@
 # mounting as it says does), no fstab line where no mount option helps
 # (16k pages); the option files read without my_print_defaults give what
 # the server's own reader gives (!include, !includedir, quotes, comments,
-# skip-/loose- prefixes); and every refusal is one line, exit 2.
+# skip-/loose- prefixes); --measure DIR hands the server's page size to
+# the measurement, in a directory beside the datadir only; and every
+# refusal is one line, exit 2.
 set -u
 
 top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -23,7 +25,7 @@ cleanup() {
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/loopfs.sh"
-ktap_plan 12
+ktap_plan 14
 
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest fscheck-mysql "needs root for loop devices and mounts"
 missing=""
@@ -110,6 +112,49 @@ pages = [d for d in j["directories"] if d["pages"]]
 assert pages and all(d["safe"] and d["data_mode"] == " data=journal" for d in pages)
 ' "$scratch/out"
 ok $? "--json: doublewrite off, every page directory safe on data=journal"
+
+# --- --mysql --measure DIR: the glue (the measurement itself is
+# measure_test's); a copy of untorn-fscheck runs a stand-in measuring
+# script beside it that records what it was given
+mkdir -p "$scratch/fake/bin" "$scratch/fake/scripts"
+cp "$FSCHECK" "$scratch/fake/bin/untorn-fscheck"
+printf '#!/bin/sh\nprintf "%%s\\n" "$@" >"%s"\necho %s\n' "$scratch/measured" "'{\"stand_in\": true}'" \
+	>"$scratch/fake/scripts/doublewrite-cost"
+chmod +x "$scratch/fake/scripts/doublewrite-cost"
+mkdir -p "$scratch/ord/data/inside" "$scratch/redo/other" "$scratch/ord/scratch"
+ln -s "$scratch/ord/data" "$scratch/ord/link"
+bad=0
+# WHERE:REASON, each refused for its own reason
+for c in ":give one scratch directory" "$scratch/ord/data/inside:inside the datadir" \
+	"$scratch/ord/data:inside the datadir" "$scratch/ord/link/inside:inside the datadir" \
+	"$scratch/redo/other:not on the datadir's filesystem" "$scratch/ord/nothere:no such directory"; do
+	where=${c%%:*}
+	# shellcheck disable=SC2086
+	"$scratch/fake/bin/untorn-fscheck" --mysql --defaults-file "$scratch/s4.cnf" --measure $where \
+		>"$scratch/out" 2>"$scratch/err"
+	rc=$?
+	echo "# ${where:-no DIR}: $(cat "$scratch/err")"
+	[ $rc -eq 2 ] && [ "$(wc -l <"$scratch/err")" -eq 1 ] && [ ! -s "$scratch/out" ] &&
+		grep -q "${c#*:}" "$scratch/err" && [ ! -e "$scratch/measured" ] || bad=1
+done
+rmdir "$scratch/ord/data/inside"
+rm "$scratch/ord/link"
+[ $bad -eq 0 ]
+ok $? "--mysql --measure with no DIR, inside the datadir (or through a symlink), the datadir itself, on another filesystem, missing: one line naming it, exit 2, nothing printed or measured"
+
+check --mysql --defaults-file "$scratch/s4.cnf"
+want=$rc
+"$scratch/fake/bin/untorn-fscheck" --mysql --defaults-file "$scratch/s4.cnf" --measure=120 \
+	"$scratch/ord/scratch" --json >"$scratch/out" 2>"$scratch/err"
+rc=$?
+[ $rc -eq "$want" ] && python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["server"]["page_size"] == 4096 and j["measure"] == {"stand_in": True}
+args = open(sys.argv[2]).read().split()
+assert args == [sys.argv[3], "--seconds", "120", "--page-size", "4096", "--engine", "innodb", "--json"], args
+' "$scratch/out" "$scratch/measured" "$scratch/ord/scratch"
+ok $? "--mysql --measure=120 DIR --json: the server's verdict and the measurement in DIR at its 4096-byte pages, one object, exit $rc (the server's)"
 
 # --- 16k pages on data=journal: no mount makes it safe --------------------
 install_db s16 16k "$scratch/jnl/data" "$scratch/redo/s16" ||

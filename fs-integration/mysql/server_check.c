@@ -541,7 +541,40 @@ static void print_json(const struct server *s, int safe)
 	       safe ? "true" : "false");
 }
 
-int ut_mysql_check(const char *defaults_file, int as_json)
+/* the server's options and its datadir (the default when not set) */
+static int read_server(struct server *s, const char *defaults_file)
+{
+	int ret;
+
+	s->defaults_file = defaults_file;
+	ret = read_options(defaults_file, &s->cnf);
+	if (ret)
+		return ret;
+	s->datadir_default = !s->cnf.datadir[0];
+	snprintf(s->datadir, sizeof(s->datadir), "%s",
+		 s->datadir_default ? "/var/lib/mysql" : s->cnf.datadir);
+	while (strlen(s->datadir) > 1 &&
+	       s->datadir[strlen(s->datadir) - 1] == '/')
+		s->datadir[strlen(s->datadir) - 1] = '\0';
+	return 0;
+}
+
+int ut_mysql_datadir(const char *defaults_file, char *out, size_t len)
+{
+	struct server *s;
+	int ret;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return fail("out of memory");
+	ret = read_server(s, defaults_file);
+	if (!ret)
+		snprintf(out, len, "%s", s->datadir);
+	free(s);
+	return ret;
+}
+
+int ut_mysql_check(const char *defaults_file, int as_json, uint32_t *page_size)
 {
 	struct server *s;
 	int ret, safe;
@@ -549,16 +582,9 @@ int ut_mysql_check(const char *defaults_file, int as_json)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return fail("out of memory");
-	s->defaults_file = defaults_file;
-	ret = read_options(defaults_file, &s->cnf);
+	ret = read_server(s, defaults_file);
 	if (ret)
 		goto out_free;
-	s->datadir_default = !s->cnf.datadir[0];
-	snprintf(s->datadir, sizeof(s->datadir), "%s",
-		 s->datadir_default ? "/var/lib/mysql" : s->cnf.datadir);
-	while (strlen(s->datadir) > 1 &&
-	       s->datadir[strlen(s->datadir) - 1] == '/')
-		s->datadir[strlen(s->datadir) - 1] = '\0';
 	ret = parse_doublewrite(s);
 	if (!ret)
 		ret = find_page_size(s);
@@ -569,6 +595,8 @@ int ut_mysql_check(const char *defaults_file, int as_json)
 	if (ret)
 		goto out_free;
 	safe = server_safe(s);
+	if (page_size)
+		*page_size = s->page_size;
 	if (as_json)
 		print_json(s, safe);
 	else

@@ -9,6 +9,10 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "beside.h"
@@ -49,4 +53,52 @@ int ut_measure(const struct ut_measure_args *a)
 	if (WEXITSTATUS(status) == 127)
 		return -ENOEXEC;
 	return WEXITSTATUS(status) > 2 ? 2 : WEXITSTATUS(status);
+}
+
+static int refuse(const char *dir, const char *why, const char *datadir)
+{
+	char fix[PATH_MAX + 96];
+
+	if (strcmp(datadir, "/"))
+		snprintf(fix, sizeof(fix),
+			 "make a scratch directory beside the datadir (%s), on its filesystem, and give that",
+			 datadir);
+	else
+		snprintf(fix, sizeof(fix),
+			 "measure a directory on the disk without --mysql: untorn-fscheck --measure DIR");
+	fprintf(stderr, "untorn-fscheck: --measure %s: %s; %s\n", dir, why,
+		fix);
+	return 2;
+}
+
+int ut_measure_check_dir(const char *dir, const char *datadir)
+{
+	char real_dir[PATH_MAX], real_data[PATH_MAX], why[PATH_MAX + 128];
+	struct stat d, s;
+	size_t n;
+
+	if (stat(dir, &d) || !S_ISDIR(d.st_mode) || !realpath(dir, real_dir))
+		return refuse(dir, "no such directory", datadir);
+	if (stat(datadir, &s) || !realpath(datadir, real_data))
+		return refuse(dir,
+			      "the server's datadir does not exist, so there is no disk of the server's to measure",
+			      datadir);
+	n = strlen(real_data);
+	if (n == 1)
+		return refuse(dir,
+			      "the datadir is /, so every directory is inside it, where the server takes a directory for a database",
+			      real_data);
+	if (!strncmp(real_dir, real_data, n) &&
+	    (real_dir[n] == '/' || !real_dir[n]))
+		return refuse(dir,
+			      "inside the datadir, where the server takes a directory for a database",
+			      datadir);
+	if (d.st_dev != s.st_dev) {
+		snprintf(why, sizeof(why),
+			 "on device %u:%u, not on the datadir's filesystem (%u:%u): the figure would not be the server's disk",
+			 major(d.st_dev), minor(d.st_dev), major(s.st_dev),
+			 minor(s.st_dev));
+		return refuse(dir, why, datadir);
+	}
+	return 0;
 }

@@ -27,4 +27,12 @@ struct ut_measure_args {
  */
 int ut_measure(const struct ut_measure_args *a);
 
+/*
+ * --mysql --measure DIR: DIR must be a directory on the server's datadir's
+ * filesystem (the figure is then the server's disk) and outside the
+ * datadir (the server takes a directory there for a database).  Returns
+ * 0, or 2 said in one line on stderr.
+ */
+int ut_measure_check_dir(const char *dir, const char *datadir);
+
 #endif
