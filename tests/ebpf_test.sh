@@ -157,7 +157,7 @@ fio_write() {	# fio_write NAME EXTRA...: 32 MiB in 16 KiB pwrites
 hz=$("$top/ebpf/pick" --hz)
 # the device filter as a user gives it: ebpf/pick --dev on the mount
 # shellcheck disable=SC2046
-bt_start jbd2-commit "$hz" $("$top/ebpf/pick" --dev "$mnt") && fio_write jb --fdatasync=32 && bt_stop
+bt_start jbd2-commit $("$top/ebpf/pick" --dev "$mnt") "$hz" && fio_write jb --fdatasync=32 && bt_stop
 c=$(value "$scratch/jbd2-commit.out" "@commits[$major, $minor]")
 l=$(value "$scratch/jbd2-commit.out" "@blocks_logged[$major, $minor]")
 [ "${c:-0}" -ge 32 ] && [ "${l:-0}" -ge 8192 ] && grep -q '^@logging_us:' "$scratch/jbd2-commit.out" &&
@@ -165,7 +165,7 @@ l=$(value "$scratch/jbd2-commit.out" "@blocks_logged[$major, $minor]")
 ok $? "jbd2-commit.bt $major $minor: $c commits for 64 fdatasyncs, $l blocks logged (>= 8192: 32 MiB of data journalled), no other journal"
 
 if ! quick torn-split.bt "jw_test.sh's torn-split.bt cases (the kernel matrix's kmod part)"; then
-	bt_start torn-split 16384 "$major" "$minor" && fio_write ts && bt_stop
+	bt_start torn-split 0 "$major" "$minor" 16384 && fio_write ts && bt_stop
 	line=$(grep 'pages written whole by one thread' "$scratch/torn-split.out")
 	pages=$(echo "$line" | sed 's/.*one thread: \([0-9]*\);.*/\1/')
 	[ "$pages" = 2048 ]
@@ -174,9 +174,9 @@ fi
 
 # filters that exclude the workload: another process, another device
 if ! quick "torn-split.bt and jbd2-commit.bt filters" "the same scripts with the loop's device filter above"; then
-	bt_start torn-split 16384 0 0 $$ && fio_write tp && bt_stop
+	bt_start torn-split $$ 0 0 16384 && fio_write tp && bt_stop
 	tp=$(grep 'pages written whole by one thread' "$scratch/torn-split.out")
-	bt_start jbd2-commit "$hz" 1 3 && fio_write jn --fdatasync=32 && bt_stop
+	bt_start jbd2-commit 1 3 "$hz" && fio_write jn --fdatasync=32 && bt_stop
 	grep -q "PID $$" "$scratch/torn-split.out" && echo "$tp" | grep -q 'one thread: 0;' &&
 		grep -q 'device 1:3' "$scratch/jbd2-commit.out" &&
 		! grep -q "^@commits\[$major, $minor\]" "$scratch/jbd2-commit.out"

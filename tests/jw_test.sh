@@ -145,7 +145,7 @@ split_case() {
 	bt_mount_fs || { ok_skip "$name" "tracefs cannot be mounted here"; return; }
 	bpftrace -e 'BEGIN { exit(); }' >/dev/null 2>&1 ||
 		{ ok_skip "$name" "bpftrace cannot load programs on this kernel (no BPF?)"; return; }
-	bt_launch "$scratch/ts$kib.out" "$scratch/ts$kib.err" "$top/ebpf/torn-split.bt" "$ps"
+	bt_launch "$scratch/ts$kib.out" "$scratch/ts$kib.err" "$top/ebpf/torn-split.bt" 0 0 0 "$ps"
 	bt_pid=$bt_launched
 	if ! bt_wait_attached "$bt_pid" "$scratch/ts$kib.out"; then
 		bt_pid=""

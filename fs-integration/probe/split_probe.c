@@ -91,8 +91,8 @@ static pid_t start_tracer(const char *script, const struct ut_fscaps *c,
 		/* bpftrace prints its totals on SIGINT, even if ours ignores it */
 		signal(SIGINT, SIG_DFL);
 		/* -B none: the banner arrives when printed, not at exit */
-		execlp("bpftrace", "bpftrace", "-B", "none", script, ps, maj,
-		       min, pid, (char *)NULL);
+		execlp("bpftrace", "bpftrace", "-B", "none", script, pid, maj,
+		       min, ps, (char *)NULL);
 		_exit(127);
 	}
 	close(fds[1]);
