@@ -74,13 +74,14 @@ UNTORN     := $(BUILD)/untorn
 FSCHECK    := $(BUILD)/untorn-fscheck
 JWWRITE    := $(BUILD)/untorn-jw-write
 HDD        := $(BUILD)/untorn-hdd
+RANDWRITE  := $(BUILD)/untorn-randwrite
 HAVE_FUSE3 := $(shell pkg-config --exists fuse3 && echo yes)
 
 .PHONY: deps-fuzz deps-lint
 .PHONY: all test check deps demo install uninstall clean crash-test tsan fuzz fuzz-build lint \
 	test-build kernel-matrix kernel-test kmod check-layers man
 
-all: $(STATIC_LIB) $(SHARED_LIB) $(UNTORN) $(FSCHECK) $(JWWRITE) $(if $(HAVE_FUSE3),$(HDD))
+all: $(STATIC_LIB) $(SHARED_LIB) $(UNTORN) $(FSCHECK) $(JWWRITE) $(RANDWRITE) $(if $(HAVE_FUSE3),$(HDD))
 
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -108,6 +109,10 @@ $(FSCHECK): $(BUILD)/fs-integration/untorn-fscheck.o $(FSCHECK_OBJS) $(STATIC_LI
 	$(CC) -o $@ $< $(FSCHECK_OBJS) $(STATIC_LIB) $(LDFLAGS) $(LDLIBS)
 
 $(JWWRITE): $(BUILD)/fs-integration/untorn-jw-write.o $(STATIC_LIB)
+	$(CC) -o $@ $< $(STATIC_LIB) $(LDFLAGS) $(LDLIBS)
+
+# random page writes with and without RWF_ATOMIC (fio 3.33 cannot)
+$(RANDWRITE): $(BUILD)/fs-integration/untorn-randwrite.o $(STATIC_LIB)
 	$(CC) -o $@ $< $(STATIC_LIB) $(LDFLAGS) $(LDLIBS)
 
 # under ThreadSanitizer, the tests where threads share the engine: group
@@ -152,7 +157,8 @@ fuzz-build: $(if $(filter 0,$(shell id -u)),deps-fuzz)
 # cppcheck and clang-tidy on the C sources, configured in tests/lint/;
 # any finding fails (the kernel module is checked by its compiler, -Werror
 # in its Kbuild, and by the kernel matrix)
-LINT_SRCS := $(LIB_SRCS) $(CLI_SRCS) $(FSCHECK_SRCS) fs-integration/untorn-fscheck.c fs-integration/untorn-jw-write.c
+LINT_SRCS := $(LIB_SRCS) $(CLI_SRCS) $(FSCHECK_SRCS) fs-integration/untorn-fscheck.c fs-integration/untorn-jw-write.c \
+	     fs-integration/untorn-randwrite.c
 LINT_INC  := -D_GNU_SOURCE -DUT_HAVE_SDT -DUNTORN_VERSION='"$(VERSION)"' -Iengine/include -Iengine -Ifs-integration/fscaps -Ifs-integration/mysql -Ifs-integration/kmod
 
 # every C file of the project already formatted as .clang-format says

@@ -19,7 +19,8 @@ ktap_plan 9
 # paths under the top folder
 SCRIPTS="scripts/bench-matrix scripts/bt-plot scripts/crash-sim scripts/demo scripts/emulate-hdd scripts/fio-compare
 	 scripts/mkfs-atomic scripts/mkfs-journal scripts/peer-mariadb scripts/profile scripts/profile-overhead scripts/scan-matrix
-	 dev/crash-kill9 dev/crash-matrix dev/flushing-compare dev/kernel-matrix dev/kernel-suite dev/logwrites-replay dev/install-deps"
+	 dev/atomic-cost dev/crash-kill9 dev/crash-matrix dev/flushing-compare dev/kernel-matrix dev/kernel-suite dev/logwrites-replay
+	 dev/install-deps"
 # bad values, each refused before anything is made
 BAD_CMDS=("demo --rows 0 --dir $scratch/d" "demo --seconds x --dir $scratch/d" "fio-compare --dir $scratch --size xyz --out $scratch/o"
 	  "fio-compare --dir $scratch --runtime 1.5 --out $scratch/o" "profile --scripts nosuch --out $scratch/o -- true"
@@ -45,6 +46,9 @@ BAD_CMDS=("demo --rows 0 --dir $scratch/d" "demo --seconds x --dir $scratch/d" "
 	  "../dev/crash-kill9 --trials" "../dev/crash-kill9 --trials x" "../dev/crash-matrix --trials"
 	  "../dev/crash-matrix --txn-writes 0" "../dev/crash-matrix --txn-writes 65"
 	  "../dev/flushing-compare --guard sector"
+	  "../dev/atomic-cost --qd 8,x --out $scratch/o" "../dev/atomic-cost --qd 300 --out $scratch/o"
+	  "../dev/atomic-cost --device floppy --out $scratch/o" "../dev/atomic-cost --dir $scratch/no --out $scratch/o"
+	  "../dev/atomic-cost --dir $scratch --device hdd --out $scratch/o" "../dev/atomic-cost --size 0 --out $scratch/o"
 	  # issue 29: sizes too small to be what was meant, counts beyond
 	  # the shell's arithmetic, paths that are not what they must be
 	  "emulate-hdd start --size 3k" "fio-compare --dir $scratch --size 3k --out $scratch/o"
@@ -66,7 +70,7 @@ ROOT_CMDS=("scripts/mkfs-journal $scratch/img --mount $scratch/m" "scripts/mkfs-
 	   "scripts/bench-matrix --out $scratch/o" "scripts/crash-sim --trials 1" "scripts/profile-overhead --dir $scratch"
 	   "dev/logwrites-replay --disk $scratch/img" "dev/kernel-suite --out $scratch/o"
 	   "dev/kernel-matrix --out $scratch/o --kernels 6.1" "dev/flushing-compare --out $scratch/o"
-	   "scripts/peer-mariadb --out $scratch/o")
+	   "scripts/peer-mariadb --out $scratch/o" "dev/atomic-cost --out $scratch/o")
 
 # one_line_exit2 NAME CMD...: exit 2, exactly one line on stderr
 one_line_exit2() {
