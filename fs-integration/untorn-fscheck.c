@@ -165,8 +165,8 @@ static void facts_text(const struct ut_fscaps *c)
 	printf("O_DIRECT        %s (memory %u, offset %u)\n",
 	       c->dio_offset_align ? "yes" : "no or unknown", c->dio_mem_align,
 	       c->dio_offset_align);
-	printf("atomic writes   %u..%u bytes (statx), device %llu..%llu max %llu\n",
-	       c->atomic_min, c->atomic_max,
+	printf("atomic writes   %u..%u bytes (statx; the device's own up to %u), device %llu..%llu max %llu\n",
+	       c->atomic_min, c->atomic_max, c->atomic_max_opt,
 	       (unsigned long long)c->dev_atomic_unit_min,
 	       (unsigned long long)c->dev_atomic_unit_max,
 	       (unsigned long long)c->dev_atomic_max);
@@ -247,6 +247,7 @@ static void report_json(const struct ut_fscaps *c, uint32_t ps,
 	       c->dio_mem_align, c->dio_offset_align);
 	printf("  \"atomic_write_unit_min\": %u,\n  \"atomic_write_unit_max\": %u,\n",
 	       c->atomic_min, c->atomic_max);
+	printf("  \"atomic_write_unit_max_opt\": %u,\n", c->atomic_max_opt);
 	printf("  \"device_atomic_write_max_bytes\": %llu,\n",
 	       (unsigned long long)c->dev_atomic_max);
 	json_str("device", c->dev_name, 1);

@@ -122,7 +122,7 @@ int main(void)
 	struct ut_fscaps c;
 	int ok;
 
-	ktap_plan(15);
+	ktap_plan(16);
 	ktap_ok(parse_mountinfo(),
 		"mountinfo: escaped spaces, optional fields, malformed lines refused");
 	ktap_ok(parse_opts(),
@@ -175,6 +175,24 @@ int main(void)
 			 safe(&c, "atomic", 16384, 4096) == 0) &&
 			(c.atomic_max = 0, safe(&c, "atomic", 4096, 4096) == 0),
 		"XFS: atomic safe only when statx's unit range holds the page");
+	c.atomic_max = 2 << 20;
+	ktap_ok(safe(&c, "atomic", 16384, 4096) == 1 &&
+			says(&c, "atomic", 16384, 4096,
+			     "XFS's software atomic writes", "") &&
+			(c.atomic_max_opt = 65536,
+			 says(&c, "atomic", 16384, 4096,
+			      "hardware atomic writes", "")) &&
+			says(&c, "atomic", 131072, 4096,
+			     "XFS's software atomic writes", "") &&
+			(c.atomic_max_opt = 0, c.dev_atomic_unit_max = 16384,
+			 says(&c, "atomic", 16384, 4096,
+			      "hardware atomic writes", "")) &&
+			(fs(&c, "ext4", UT_DATA_ORDERED), c.atomic_min = 4096,
+			 c.atomic_max = 16384,
+			 safe(&c, "atomic", 16384, 4096) == 1 &&
+				 says(&c, "atomic", 16384, 4096,
+				      "hardware atomic writes", "")),
+		"atomic: the verdict says hardware where the device writes the page itself (statx unit_max_opt, or the device's unit before 6.16; ext4 always), XFS's software path where not");
 	fs(&c, "ext4", UT_DATA_JOURNAL);
 	c.barrier = 0;
 	ktap_ok(safe(&c, "doublewrite", 16384, 4096) == 0 &&

@@ -456,6 +456,7 @@ static void probe_statx(struct ut_fscaps *c, const char *path)
 		c->atomic_min = stx.atomic_write_unit_min;
 		c->atomic_max = stx.atomic_write_unit_max;
 		c->atomic_segments = stx.atomic_write_segments_max;
+		c->atomic_max_opt = stx.atomic_write_unit_max_opt;
 	}
 }
 

@@ -69,6 +69,10 @@ struct ut_fscaps {
 	uint32_t fs_block;
 	uint32_t dio_mem_align, dio_offset_align; /* 0: no O_DIRECT */
 	uint32_t atomic_min, atomic_max, atomic_segments;
+	/* statx's unit_max_opt (Linux 6.16+): the largest atomic write the
+	 * device does itself (XFS: the rest is its software path, written
+	 * out of place); 0 none, or a kernel that does not say */
+	uint32_t atomic_max_opt;
 	int rotational; /* -1 unknown */
 	uint64_t dev_atomic_max, dev_atomic_unit_min, dev_atomic_unit_max;
 	char dev_name[64];

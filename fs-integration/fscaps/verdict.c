@@ -276,6 +276,21 @@ static void journal_verdict(const struct ut_fscaps *c, uint32_t page_size,
 	    split_measured(c, measured, sizeof(measured)));
 }
 
+/*
+ * Does the device itself write a page atomically, or the filesystem's
+ * software path (XFS 6.16+: out of place, remapped in a transaction)?
+ * ext4 has no software path; XFS says so in statx's unit_max_opt from
+ * 6.16, and before it had only the device's units (sysfs).
+ */
+static int atomic_in_hardware(const struct ut_fscaps *c, uint32_t page_size)
+{
+	if (!strcmp(c->mnt.fstype, "ext4"))
+		return 1;
+	if (c->atomic_max_opt)
+		return c->atomic_max_opt >= page_size;
+	return c->dev_atomic_unit_max >= page_size;
+}
+
 static void atomic_verdict(const struct ut_fscaps *c, uint32_t page_size,
 			   struct ut_verdict *v)
 {
@@ -299,9 +314,14 @@ static void atomic_verdict(const struct ut_fscaps *c, uint32_t page_size,
 		    c->atomic_min, c->atomic_max, page_size);
 		return;
 	}
-	say(c, v, 1, NULL,
-	    "statx allows atomic writes of %u..%u bytes: each %u-byte page goes to disk whole with O_DIRECT and RWF_ATOMIC",
-	    c->atomic_min, c->atomic_max, page_size);
+	if (atomic_in_hardware(c, page_size))
+		say(c, v, 1, NULL,
+		    "statx allows atomic writes of %u..%u bytes, hardware atomic writes: the device writes each %u-byte page whole in place (O_DIRECT, RWF_ATOMIC)",
+		    c->atomic_min, c->atomic_max, page_size);
+	else
+		say(c, v, 1, NULL,
+		    "statx allows atomic writes of %u..%u bytes, XFS's software atomic writes: each %u-byte page is written out of place and remapped whole (O_DIRECT, RWF_ATOMIC; the device has no atomic unit for it, and each write costs a logged remap)",
+		    c->atomic_min, c->atomic_max, page_size);
 }
 
 /*
