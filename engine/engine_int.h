@@ -26,7 +26,7 @@ struct ut_engine {
 	struct ut_space space;
 	struct ut_bpool pool;
 	struct ut_redo log;
-	struct ut_page_guard guard; /* how pages reach the disk whole */
+	struct ut_open_guard guard; /* how pages reach the disk whole */
 	struct ut_checkpointer ckpt;
 	struct ut_flush flush;
 	struct ut_tree tree;

@@ -69,7 +69,7 @@ static int tg_create(const char *path, const struct ut_guard_args *a,
 	return ret;
 }
 
-static int tg_open(struct ut_page_guard *g, const char *dir,
+static int tg_open(struct ut_open_guard *g, const char *dir,
 		   const uint8_t uuid[16], struct ut_err *err)
 {
 	char path[PATH_MAX + 32], magic[8];
@@ -98,7 +98,7 @@ static int tg_open(struct ut_page_guard *g, const char *dir,
 	return 0;
 }
 
-static void tg_close(struct ut_page_guard *g)
+static void tg_close(struct ut_open_guard *g)
 {
 	struct tg *tg = g->priv;
 
@@ -107,7 +107,7 @@ static void tg_close(struct ut_page_guard *g)
 	g->priv = NULL;
 }
 
-static int tg_write(struct ut_page_guard *g, struct ut_guard_batch *b)
+static int tg_write(struct ut_open_guard *g, struct ut_guard_batch *b)
 {
 	struct tg *tg = g->priv;
 
@@ -115,7 +115,7 @@ static int tg_write(struct ut_page_guard *g, struct ut_guard_batch *b)
 	return ut_guard_write_durable(g, b, 0);
 }
 
-static int tg_restore(struct ut_page_guard *g, int data_fd, uint64_t file_pages,
+static int tg_restore(struct ut_open_guard *g, int data_fd, uint64_t file_pages,
 		      struct ut_guard_restore *rep, struct ut_err *err)
 {
 	struct tg *tg = g->priv;
@@ -131,7 +131,7 @@ static int tg_restore(struct ut_page_guard *g, int data_fd, uint64_t file_pages,
 	return 0;
 }
 
-static void tg_stats(struct ut_page_guard *g, struct ut_guard_stats *s)
+static void tg_stats(struct ut_open_guard *g, struct ut_guard_stats *s)
 {
 	struct tg *tg = g->priv;
 

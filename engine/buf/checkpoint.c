@@ -12,7 +12,7 @@
 
 void ut_checkpointer_init(struct ut_checkpointer *ck, struct ut_bpool *pool,
 			  struct ut_redo *log, struct ut_store *store,
-			  struct ut_space *space, struct ut_page_guard *guard)
+			  struct ut_space *space, struct ut_open_guard *guard)
 {
 	ck->pool = pool;
 	ck->log = log;

@@ -23,7 +23,7 @@ struct ut_checkpointer {
 	struct ut_redo *log;
 	struct ut_store *store;
 	struct ut_space *space;
-	struct ut_page_guard *guard; /* synced before each checkpoint */
+	struct ut_open_guard *guard; /* synced before each checkpoint */
 	struct ut_mutex mutex; /* one checkpoint at a time */
 	uint64_t last_ns; /* when the last was written */
 	unsigned due_share; /* due at capacity / due_share of movement */
@@ -33,7 +33,7 @@ struct ut_checkpointer {
 
 void ut_checkpointer_init(struct ut_checkpointer *ck, struct ut_bpool *pool,
 			  struct ut_redo *log, struct ut_store *store,
-			  struct ut_space *space, struct ut_page_guard *guard);
+			  struct ut_space *space, struct ut_open_guard *guard);
 /* Writes a checkpoint when the LSN moved since the last one: the pages
  * written so far synced (ut_guard_sync), then the slot: 0 or -errno. */
 int ut_checkpoint(struct ut_checkpointer *ck);

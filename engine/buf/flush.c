@@ -316,7 +316,7 @@ static void *cleaner_main(void *arg)
 }
 
 void ut_flush_init(struct ut_flush *fl, struct ut_bpool *pool,
-		   struct ut_redo *log, struct ut_page_guard *guard,
+		   struct ut_redo *log, struct ut_open_guard *guard,
 		   struct ut_checkpointer *ckpt, unsigned batch)
 {
 	memset(fl, 0, sizeof(*fl));

@@ -39,7 +39,7 @@ struct ut_cleaner {
 struct ut_flush {
 	struct ut_bpool *pool;
 	struct ut_redo *log;
-	struct ut_page_guard *guard;
+	struct ut_open_guard *guard;
 	struct ut_checkpointer *ckpt;
 	unsigned batch; /* pages per batch at most */
 	struct ut_mutex mutex; /* everything below */
@@ -75,7 +75,7 @@ struct ut_flush {
 };
 
 void ut_flush_init(struct ut_flush *fl, struct ut_bpool *pool,
-		   struct ut_redo *log, struct ut_page_guard *guard,
+		   struct ut_redo *log, struct ut_open_guard *guard,
 		   struct ut_checkpointer *ckpt, unsigned batch);
 /* Adaptive flushing or eager (the default); before ut_cleaners_start. */
 void ut_flush_set_adaptive(struct ut_flush *fl, int adaptive);

@@ -127,7 +127,7 @@ void ut_guard_verdict(const struct ut_guard_ops *ops, const struct ut_fscaps *c,
 	snprintf(v->fix, sizeof(v->fix), "use --guard doublewrite");
 }
 
-int ut_guard_open(struct ut_page_guard *g, uint32_t id,
+int ut_guard_open(struct ut_open_guard *g, uint32_t id,
 		  const struct ut_geom *geom, int data_fd, const char *dir,
 		  const uint8_t uuid[16], struct ut_err *err)
 {
@@ -142,14 +142,14 @@ int ut_guard_open(struct ut_page_guard *g, uint32_t id,
 	return g->ops->open ? g->ops->open(g, dir, uuid, err) : 0;
 }
 
-void ut_guard_close(struct ut_page_guard *g)
+void ut_guard_close(struct ut_open_guard *g)
 {
 	if (g->ops && g->ops->close)
 		g->ops->close(g);
 	g->ops = NULL;
 }
 
-int ut_guard_write_in_place(struct ut_page_guard *g, struct ut_guard_batch *b,
+int ut_guard_write_in_place(struct ut_open_guard *g, struct ut_guard_batch *b,
 			    int rw_flags)
 {
 	uint32_t ps = g->geom->page_size;
@@ -163,11 +163,11 @@ int ut_guard_write_in_place(struct ut_page_guard *g, struct ut_guard_batch *b,
 	}
 	ret = ut_ring_run(b->ring, b->ios, b->n);
 	/* even a failed batch may have written some pages */
-	ut_guard_wrote(g);
+	ut_guard_mark_unsynced(g);
 	return ret;
 }
 
-int ut_guard_write_durable(struct ut_page_guard *g, struct ut_guard_batch *b,
+int ut_guard_write_durable(struct ut_open_guard *g, struct ut_guard_batch *b,
 			   int rw_flags)
 {
 	int ret;
@@ -176,7 +176,7 @@ int ut_guard_write_durable(struct ut_page_guard *g, struct ut_guard_batch *b,
 	return ret ? ret : ut_guard_sync_data(g, b);
 }
 
-void ut_guard_wrote(struct ut_page_guard *g)
+void ut_guard_mark_unsynced(struct ut_open_guard *g)
 {
 	atomic_store(&g->unsynced, 1);
 }
@@ -188,7 +188,7 @@ void ut_guard_wrote(struct ut_page_guard *g)
  * back.  A guard that syncs per batch thus leaves the checkpoint nothing
  * to sync again.
  */
-static int sync_data_file(struct ut_page_guard *g, struct ut_ring *ring,
+static int sync_data_file(struct ut_open_guard *g, struct ut_ring *ring,
 			  struct ut_io *io)
 {
 	int ret;
@@ -198,16 +198,16 @@ static int sync_data_file(struct ut_page_guard *g, struct ut_ring *ring,
 	ret = ut_ring_run(ring, io, 1);
 	atomic_fetch_add(&g->data_fsyncs, 1);
 	if (ret)
-		ut_guard_wrote(g);
+		ut_guard_mark_unsynced(g);
 	return ret;
 }
 
-int ut_guard_sync_data(struct ut_page_guard *g, struct ut_guard_batch *b)
+int ut_guard_sync_data(struct ut_open_guard *g, struct ut_guard_batch *b)
 {
 	return sync_data_file(g, b->ring, &b->ios[0]);
 }
 
-int ut_guard_sync(struct ut_page_guard *g)
+int ut_guard_sync(struct ut_open_guard *g)
 {
 	struct ut_ring *ring;
 	struct ut_io io;

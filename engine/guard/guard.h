@@ -43,7 +43,7 @@ enum ut_guard_direct {
 
 /* One guard in use by an engine: its ops, the shared write path's state,
  * and the guard's own (priv: what its open allocated). */
-struct ut_page_guard {
+struct ut_open_guard {
 	const struct ut_guard_ops *ops;
 	const struct ut_geom *geom;
 	int data_fd; /* where pages are written in place
@@ -145,22 +145,22 @@ struct ut_guard_ops {
 		      const struct ut_sb *sb, struct ut_err *err);
 	/* engine open and close: priv and the guard's files (NULL: none);
 	 * open's -ENOENT says the guard's file is missing */
-	int (*open)(struct ut_page_guard *g, const char *dir,
+	int (*open)(struct ut_open_guard *g, const char *dir,
 		    const uint8_t uuid[16], struct ut_err *err);
-	void (*close)(struct ut_page_guard *g);
+	void (*close)(struct ut_open_guard *g);
 	/* writes the batch in place whole: 0 or -errno (required) */
-	int (*write)(struct ut_page_guard *g, struct ut_guard_batch *b);
+	int (*write)(struct ut_open_guard *g, struct ut_guard_batch *b);
 	/* recovery, before redo: torn pages in data_fd (the buffered
 	 * descriptor) repaired from the guard's copy (NULL: no copy) */
-	int (*restore)(struct ut_page_guard *g, int data_fd,
+	int (*restore)(struct ut_open_guard *g, int data_fd,
 		       uint64_t file_pages, struct ut_guard_restore *rep,
 		       struct ut_err *err);
-	void (*stats)(struct ut_page_guard *g, struct ut_guard_stats *s);
+	void (*stats)(struct ut_open_guard *g, struct ut_guard_stats *s);
 	/* the largest batch the guard takes (NULL: any) */
-	unsigned (*max_batch)(const struct ut_page_guard *g);
+	unsigned (*max_batch)(const struct ut_open_guard *g);
 	/* what writes an engine's pages when not io_uring ("untorn_jw";
 	 * NULL: io_uring) */
-	const char *(*writer)(const struct ut_page_guard *g);
+	const char *(*writer)(const struct ut_open_guard *g);
 	/* info, without an engine: how pages would be written, and into
 	 * note info's "page writes" line ("": none) (NULL: io_uring) */
 	const char *(*page_writes)(uint32_t sb_flags, char *note, size_t len);
@@ -182,10 +182,10 @@ void ut_guard_verdict(const struct ut_guard_ops *ops, const struct ut_fscaps *c,
 		      uint32_t page_size, uint32_t block_size,
 		      struct ut_verdict *v);
 
-int ut_guard_open(struct ut_page_guard *g, uint32_t id,
+int ut_guard_open(struct ut_open_guard *g, uint32_t id,
 		  const struct ut_geom *geom, int data_fd, const char *dir,
 		  const uint8_t uuid[16], struct ut_err *err);
-void ut_guard_close(struct ut_page_guard *g);
+void ut_guard_close(struct ut_open_guard *g);
 
 /*
  * What guards' writes share.  ut_guard_write_in_place: the pages in place
@@ -195,17 +195,19 @@ void ut_guard_close(struct ut_page_guard *g);
  * ut_guard_write_durable: that, then the data file's fdatasync, for a
  * guard that may not reuse its copy before the pages are durable
  * (doublewrite); ut_guard_sync_data: that fdatasync alone, for a guard
- * that wrote the pages its own way; ut_guard_wrote: says it did.
+ * that wrote the pages its own way; ut_guard_mark_unsynced: notes that
+ * pages were written in place since the data file's last sync (a guard
+ * that writes them its own way calls it).
  */
-int ut_guard_write_in_place(struct ut_page_guard *g, struct ut_guard_batch *b,
+int ut_guard_write_in_place(struct ut_open_guard *g, struct ut_guard_batch *b,
 			    int rw_flags);
-int ut_guard_write_durable(struct ut_page_guard *g, struct ut_guard_batch *b,
+int ut_guard_write_durable(struct ut_open_guard *g, struct ut_guard_batch *b,
 			   int rw_flags);
-int ut_guard_sync_data(struct ut_page_guard *g, struct ut_guard_batch *b);
-void ut_guard_wrote(struct ut_page_guard *g);
+int ut_guard_sync_data(struct ut_open_guard *g, struct ut_guard_batch *b);
+void ut_guard_mark_unsynced(struct ut_open_guard *g);
 /* Every page written in place so far made durable: one fdatasync of the
  * data file, none when nothing was written since the last.  Before a
  * checkpoint moves past the pages' changes (checkpoint.c). */
-int ut_guard_sync(struct ut_page_guard *g);
+int ut_guard_sync(struct ut_open_guard *g);
 
 #endif

@@ -9,7 +9,7 @@
 #include "fscaps.h"
 #include "guard/guard.h"
 
-static int atomic_write(struct ut_page_guard *g, struct ut_guard_batch *b)
+static int atomic_write(struct ut_open_guard *g, struct ut_guard_batch *b)
 {
 	return ut_guard_write_in_place(g, b, RWF_ATOMIC);
 }

@@ -75,7 +75,7 @@ static int dw_create(const char *path, const struct ut_guard_args *a,
 			       err);
 }
 
-static int dw_open(struct ut_page_guard *g, const char *dir,
+static int dw_open(struct ut_open_guard *g, const char *dir,
 		   const uint8_t uuid[16], struct ut_err *err)
 {
 	char path[PATH_MAX + 16];
@@ -95,7 +95,7 @@ static int dw_open(struct ut_page_guard *g, const char *dir,
 	return 0;
 }
 
-static void dw_close(struct ut_page_guard *g)
+static void dw_close(struct ut_open_guard *g)
 {
 	struct dw *dw = g->priv;
 
@@ -105,7 +105,7 @@ static void dw_close(struct ut_page_guard *g)
 }
 
 /* The segment is held until the pages in place are synced too. */
-static int dw_write(struct ut_page_guard *g, struct ut_guard_batch *b)
+static int dw_write(struct ut_open_guard *g, struct ut_guard_batch *b)
 {
 	struct dw *dw = g->priv;
 	unsigned seg;
@@ -123,7 +123,7 @@ static int dw_write(struct ut_page_guard *g, struct ut_guard_batch *b)
 	return ret;
 }
 
-static int dw_restore(struct ut_page_guard *g, int data_fd, uint64_t file_pages,
+static int dw_restore(struct ut_open_guard *g, int data_fd, uint64_t file_pages,
 		      struct ut_guard_restore *rep, struct ut_err *err)
 {
 	struct dw *dw = g->priv;
@@ -139,7 +139,7 @@ static int dw_restore(struct ut_page_guard *g, int data_fd, uint64_t file_pages,
 	return 0;
 }
 
-static void dw_stats(struct ut_page_guard *g, struct ut_guard_stats *s)
+static void dw_stats(struct ut_open_guard *g, struct ut_guard_stats *s)
 {
 	struct dw *dw = g->priv;
 
@@ -151,7 +151,7 @@ static void dw_stats(struct ut_page_guard *g, struct ut_guard_stats *s)
 	ut_mutex_unlock(&dw->d.mutex);
 }
 
-static unsigned dw_max_batch(const struct ut_page_guard *g)
+static unsigned dw_max_batch(const struct ut_open_guard *g)
 {
 	const struct dw *dw = g->priv;
 

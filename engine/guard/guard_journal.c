@@ -81,7 +81,7 @@ static void journal_dir_undo(const char *dir)
 	dir_journal_flag(dir, 0);
 }
 
-static int journal_open(struct ut_page_guard *g, const char *dir,
+static int journal_open(struct ut_open_guard *g, const char *dir,
 			const uint8_t uuid[16], struct ut_err *err)
 {
 	struct journal *j;
@@ -101,7 +101,7 @@ static int journal_open(struct ut_page_guard *g, const char *dir,
 	return 0;
 }
 
-static void journal_close(struct ut_page_guard *g)
+static void journal_close(struct ut_open_guard *g)
 {
 	struct journal *j = g->priv;
 
@@ -116,7 +116,7 @@ static void journal_close(struct ut_page_guard *g)
  * ioctl per page).  The fault-injection hook is asked first, as for every
  * other write.
  */
-static int write_through_jw(struct ut_page_guard *g, int jw_fd,
+static int write_through_jw(struct ut_open_guard *g, int jw_fd,
 			    struct ut_guard_batch *b)
 {
 	uint32_t ps = g->geom->page_size;
@@ -144,7 +144,7 @@ static int write_through_jw(struct ut_page_guard *g, int jw_fd,
 	return 0;
 }
 
-static int journal_write(struct ut_page_guard *g, struct ut_guard_batch *b)
+static int journal_write(struct ut_open_guard *g, struct ut_guard_batch *b)
 {
 	const struct journal *j = g->priv;
 	int ret;
@@ -152,11 +152,11 @@ static int journal_write(struct ut_page_guard *g, struct ut_guard_batch *b)
 	if (j->jw_fd < 0)
 		return ut_guard_write_in_place(g, b, 0);
 	ret = write_through_jw(g, j->jw_fd, b);
-	ut_guard_wrote(g);
+	ut_guard_mark_unsynced(g);
 	return ret;
 }
 
-static const char *journal_writer(const struct ut_page_guard *g)
+static const char *journal_writer(const struct ut_open_guard *g)
 {
 	const struct journal *j = g->priv;
 

@@ -8,7 +8,7 @@
  */
 #include "guard/guard.h"
 
-static int none_write(struct ut_page_guard *g, struct ut_guard_batch *b)
+static int none_write(struct ut_open_guard *g, struct ut_guard_batch *b)
 {
 	return ut_guard_write_in_place(g, b, 0);
 }

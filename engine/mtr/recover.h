@@ -21,7 +21,7 @@ struct ut_recovery_ctx {
 	struct ut_store *store;
 	struct ut_bpool *pool;
 	struct ut_redo *log;
-	struct ut_page_guard *guard;
+	struct ut_open_guard *guard;
 	struct ut_space *space;
 	struct ut_flush *flush;
 	struct ut_checkpointer *ckpt;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jw.h - libuntorn's interface to the untorn_jw kernel module: a pwritev()
- * of up to 64 KiB on an ext4 data=journal file whose blocks all join one
- * jbd2 transaction, so that a power cut leaves the range all old or all
- * new after journal replay (stock ext4 starts a transaction per 4 KiB
- * page, and a commit can fall between two pages of one database page).
+ * jw.h - libuntorn's interface to the untorn_jw ("journalled write")
+ * kernel module: a pwritev() of up to 64 KiB on an ext4 data=journal
+ * file whose blocks all join one jbd2 transaction, so that a power cut
+ * leaves the range all old or all new after journal replay (stock ext4
+ * starts a transaction per 4 KiB page, and a commit can fall between two
+ * pages of one database page).
  *
  * For any engine with pages larger than the filesystem block: open the
  * device once, then write each page with ut_jw_pwrite().  Every call
