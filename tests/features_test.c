@@ -226,7 +226,7 @@ static void feature_statx(const char *dir)
 			       "no DIO alignment reported for %s (%s; kernel < 6.1 or no O_DIRECT there)",
 			       dir, caps.mnt.fstype);
 	if (caps.atomic_max)
-		ktap_ok(1, "statx atomic write units %u..%u on %s",
+		ktap_ok(1, "statx atomic write units: %u..%u on %s",
 			caps.atomic_min, caps.atomic_max, dir);
 	else
 		ktap_skip_case("statx atomic write units",
@@ -258,7 +258,7 @@ static void feature_rwf_atomic(void)
 			       strerror(errno));
 	else
 		ktap_ok(n == 4096,
-			"RWF_ATOMIC write of 4 KiB with O_DIRECT (%zd)", n);
+			"RWF_ATOMIC write: 4 KiB with O_DIRECT (%zd)", n);
 	free(buf);
 	close(fd);
 }
