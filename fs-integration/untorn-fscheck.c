@@ -67,19 +67,16 @@ static const char help[] =
 	"{\"server\": ..., \"measure\": ...}.\n";
 
 /* --probe's and --measure's SECONDS: none is dflt; from min to max */
-static int parse_seconds(const char *s, unsigned dflt, long min, long max,
-			 unsigned *out)
+static int parse_seconds(const char *s, unsigned dflt, unsigned min,
+			 unsigned max, unsigned *out)
 {
-	char *end;
-	long v;
+	uint64_t v;
 
 	if (!s) {
 		*out = dflt;
 		return 0;
 	}
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
+	if (ut_parse_count(s, min, max, &v))
 		return -EINVAL;
 	*out = (unsigned)v;
 	return 0;

@@ -67,15 +67,12 @@ struct rw_result {
 /* a whole number from 1 to max */
 static int parse_count(const char *s, unsigned max, unsigned *out)
 {
-	char *end;
-	long v;
+	uint64_t v;
+	int ret = ut_parse_count(s, 1, max, &v);
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 1 || v > (long)max)
-		return -EINVAL;
-	*out = (unsigned)v;
-	return 0;
+	if (!ret)
+		*out = (unsigned)v;
+	return ret;
 }
 
 static int bad_value(const char *opt, const char *val, const char *want)

@@ -18,7 +18,7 @@ trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
 prog=size_test
 . "$top/scripts/lib/common.sh"
-ktap_plan 6
+ktap_plan 7
 
 # input, then the bytes it means ("refused": not a size)
 table="
@@ -79,6 +79,20 @@ for i in "${!inputs[@]}"; do
 	bad=$((bad + 1))
 done
 ok $bad "the scripts' parse_size reads every entry the same way"
+
+# counts: digits only, no unit, sign or space, from 1 (ut_parse_count,
+# behind untorn's --threads and --rows, untorn-fscheck's seconds,
+# untorn-randwrite's --qd; the scripts' need_uint is the same rule)
+counts=(1 16 007 4611686018427387903 0 4611686018427387904 3k -5 +5 " 5" "5 " 1.5 "")
+want_n=(1 16 7 4611686018427387903 refused refused refused refused refused refused refused refused refused)
+mapfile -t got_n < <("$helper" --count "${counts[@]}")
+bad=0
+for i in "${!counts[@]}"; do
+	[ "${got_n[$i]:-}" = "${want_n[$i]}" ] && continue
+	echo "# count: '${counts[$i]}' -> '${got_n[$i]:-}', want '${want_n[$i]}'"
+	bad=$((bad + 1))
+done
+ok $bad "ut_parse_count takes digits from 1 up and refuses units, signs, spaces, 0 and overflow (${#counts[@]} entries)"
 
 "$UNTORN" init "$scratch/a" --log-size 16MiB --page-size 4KiB >/dev/null &&
 	"$UNTORN" info --json "$scratch/a" | python3 -c '

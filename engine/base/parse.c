@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * parse.c - size parsing for the command line, and getopt's refusals in
- * words.
+ * parse.c - size and count parsing for the command line, and getopt's
+ * refusals in words.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -55,6 +55,26 @@ int ut_parse_size(const char *text, uint64_t max, uint64_t *out)
 		return -ERANGE;
 	value <<= shift;
 	if (value > max)
+		return -ERANGE;
+	*out = value;
+	return 0;
+}
+
+int ut_parse_count(const char *text, uint64_t min, uint64_t max, uint64_t *out)
+{
+	const char *p = text;
+	uint64_t value;
+	int ret;
+
+	if (!text || !*p)
+		return -EINVAL;
+	for (; *p; p++)
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+	ret = ut_parse_size(text, max, &value);
+	if (ret)
+		return ret;
+	if (value < min)
 		return -ERANGE;
 	*out = value;
 	return 0;

@@ -120,17 +120,12 @@ int cli_parse_size(const char *cmd, const char *what, const char *arg,
 int cli_parse_count(const char *cmd, const char *what, const char *arg,
 		    uint64_t min, uint64_t max, uint64_t *out)
 {
-	const char *p = arg;
-	int ret;
+	int ret = ut_parse_count(arg, 0, UINT64_MAX, out);
 
-	while (*p >= '0' && *p <= '9')
-		p++;
-	/* "3k" rows would be 3072 of them: a count is not a size */
-	if (p == arg || *p)
+	if (ret == -EINVAL)
 		return cli_usage_fail(cmd,
 				      "%s '%s' is not a number: a count takes digits only, no unit",
 				      what, arg);
-	ret = ut_parse_size(arg, UINT64_MAX, out);
 	return num_in_range(cmd, what, arg, ret, min, max, *out);
 }
 

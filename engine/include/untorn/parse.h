@@ -18,6 +18,13 @@
 int ut_parse_size(const char *text, uint64_t max, uint64_t *out);
 
 /*
+ * Parses a count: digits only, no sign, space or unit ("3k" rows would be
+ * 3072 of them: a count is not a size), from min to max.  Returns 0,
+ * -EINVAL for anything but digits, -ERANGE outside [min, max].
+ */
+int ut_parse_count(const char *text, uint64_t min, uint64_t max, uint64_t *out);
+
+/*
  * After getopt_long(3) returned '?' (with opterr 0, so it printed
  * nothing): what was wrong, in words for one error line, into buf --
  * "unknown option '--foo'", "--threads needs a value", "--json takes no
