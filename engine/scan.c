@@ -7,7 +7,8 @@
  * submitted together and consumed while the next batch is in flight),
  * a window of leaves (innodb_lra_size) sorted and read at once, the next
  * in flight from half way through it, a pause between windows
- * (innodb_lra_sleep); and the tree's shape a scan meets
+ * (innodb_lra_sleep) or one that yields to other work (scan_yield.c);
+ * and the tree's shape a scan meets
  * (ut_engine_tree_shape: its fragmentation).  What a device could do
  * with it is scan_model.c's.
  */
@@ -21,6 +22,7 @@
 #include "tree/scan_bound.h"
 #include "tree/shape.h"
 #include "engine_int.h"
+#include "scan_yield.h"
 
 #define LINEAR_RUN 4 /* sequential leaves that trigger linear */
 #define LINEAR_EXTENT 64 /* pages linear read-ahead fetches */
@@ -40,6 +42,8 @@ struct scan_ra {
 	int early; /* two windows fit: the next goes in flight at once */
 	int queued; /* the window [next_start, inflight_end) is in flight
 		     * or read, and not yet the ready one */
+	struct ut_scan_yield *y; /* NULL: no yielding */
+	struct scan_yield yc;
 	int err;
 };
 
@@ -76,12 +80,50 @@ static int leaf_index(const struct scan_ra *ra, uint32_t page, size_t *at)
 	return 0;
 }
 
-static void pause_ms(unsigned ms)
+static void pause_ns(uint64_t ns)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	struct timespec ts = { (time_t)(ns / 1000000000),
+			       (long)(ns % 1000000000) };
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
+}
+
+/* Before a window after the first, no read of the scan's in flight: the
+ * pause asked for, or the one that yields to other work. */
+static void pause_before_window(struct scan_ra *ra)
+{
+	struct ut_scan_yield *y = ra->y;
+	uint64_t ns;
+
+	if (ra->o->sleep_ms) {
+		pause_ns(ra->o->sleep_ms * 1000000ull);
+		return;
+	}
+	if (!y)
+		return;
+	ns = scan_yield_pause(&ra->yc, ut_now_ns(), y->other_work(y->arg));
+	if (ns)
+		pause_ns(ns);
+	scan_yield_resumed(&ra->yc, ut_now_ns(), y->other_work(y->arg));
+}
+
+/* What the yielding saw, for the caller. */
+static void yield_report(struct scan_ra *ra)
+{
+	struct ut_scan_yield *y = ra->y;
+	const struct scan_yield *yc = &ra->yc;
+
+	if (!y)
+		return;
+	/* the reads since the last pause are reads too */
+	scan_yield_pause(&ra->yc, ut_now_ns(), y->other_work(y->arg));
+	y->paused_seconds = yc->paused_ns / 1e9;
+	y->pauses = yc->pauses;
+	y->other_rate_reading =
+		yc->active_ns ? yc->active_work * 1e9 / yc->active_ns : 0;
+	y->other_rate_paused =
+		yc->paused_ns ? yc->paused_work * 1e9 / yc->paused_ns : 0;
 }
 
 /* The window in flight has been read: it is the one ready now. */
@@ -154,8 +196,7 @@ static int logical_hook(struct scan_ra *ra, uint32_t next)
 	    (ra->early ||
 	     ra->pos >=
 		     ra->ready_start + (ra->ready_end - ra->ready_start) / 2)) {
-		if (ra->o->sleep_ms)
-			pause_ms(ra->o->sleep_ms);
+		pause_before_window(ra);
 		queue_window(ra, ra->ready_end + b < n ? ra->ready_end + b : n);
 	}
 	return 0;
@@ -253,12 +294,28 @@ static int hole_pages(const struct scan_ra *ra, unsigned *pages)
 	return ret;
 }
 
+/* A yield the scan can take: logical, no fixed pause, a share and a count. */
+static int yield_valid(const struct ut_scan_opts *o,
+		       const struct ut_scan_yield *y)
+{
+	return !y || (o->readahead == UT_RA_LOGICAL && !o->sleep_ms &&
+		      y->spare_pct >= 1 && y->spare_pct <= 95 && y->other_work);
+}
+
 int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
 		      void *user, const struct ut_scan_opts *o,
 		      struct ut_scan_stats *st)
 {
+	return ut_scan_readahead_yield(eng, from, fn, user, o, NULL, st);
+}
+
+int ut_scan_readahead_yield(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
+			    void *user, const struct ut_scan_opts *o,
+			    struct ut_scan_yield *y, struct ut_scan_stats *st)
+{
 	struct ut_scan_opts opts = *o;
-	struct scan_ra ra = { .eng = eng, .o = &opts };
+	struct scan_ra ra = { .eng = eng, .o = &opts, .y = y };
+	struct ut_scan_stats none;
 	struct ut_scan_hooks hooks = { ra_next_leaf, ra_before_wait, &ra };
 	struct ut_ring *ring = ut_ring_thread();
 	const struct ut_ring_stats *rs;
@@ -267,6 +324,10 @@ int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
 	unsigned holes = 0;
 	int ret = 0;
 
+	if (!yield_valid(o, y))
+		return -EINVAL;
+	if (!st) /* the page says it may be NULL */
+		st = &none;
 	if (!ring)
 		return -ENOMEM;
 	opts.batch = scan_batch(eng, o);
@@ -296,6 +357,9 @@ int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
 	ra.sorted = calloc(opts.batch, sizeof(*ra.sorted));
 	if (!ra.sorted)
 		ret = -ENOMEM;
+	if (y)
+		scan_yield_start(&ra.yc, y->spare_pct / 100.0, ut_now_ns(),
+				 y->other_work(y->arg));
 	if (!ret)
 		ret = ut_btree_scan_hooked(&eng->tree, from, fn, user,
 					   UT_GET_SCAN,
@@ -303,6 +367,7 @@ int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
 						   NULL :
 						   &hooks);
 	ut_prefetch_finish(&eng->pool, &ra.pf);
+	yield_report(&ra);
 	st->seconds = (ut_now_ns() - t0) / 1e9;
 	ut_bpool_get_stats(&eng->pool, &ps);
 	st->pages_read = ps.reads - reads0;

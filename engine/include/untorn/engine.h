@@ -203,6 +203,32 @@ unsigned ut_scan_window(const struct ut_engine *eng,
 int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
 		      void *user, const struct ut_scan_opts *o,
 		      struct ut_scan_stats *st);
+/*
+ * A logical scan that yields to other work on its disk: before each window
+ * after the first it pauses, long enough that the other work keeps
+ * spare_pct percent of the rate it has while the scan pauses (measured in
+ * the pauses: it follows the work as it changes).  other_work(arg) is a
+ * count that grows with that work -- transactions committed, sectors
+ * others moved on the device -- read at each window; where it does not
+ * grow the scan does not pause (it looks again every 10 s).  The rest is
+ * what the scan saw: for the results, not to be set.
+ */
+struct ut_scan_yield {
+	unsigned spare_pct; /* 1-95 */
+	uint64_t (*other_work)(void *arg);
+	void *arg;
+	double paused_seconds; /* the pauses, in all */
+	uint64_t pauses;
+	double other_rate_reading; /* other work a second while the scan
+				    * read, and while it paused */
+	double other_rate_paused;
+};
+
+/* ut_scan_readahead, yielding as y says (logical read-ahead only; with
+ * o->sleep_ms, that pause instead).  NULL y: ut_scan_readahead. */
+int ut_scan_readahead_yield(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
+			    void *user, const struct ut_scan_opts *o,
+			    struct ut_scan_yield *y, struct ut_scan_stats *st);
 /* How the tree's leaves lie in the data file, in key order. */
 struct ut_tree_shape {
 	uint64_t leaves;
