@@ -20,6 +20,7 @@
 #include <untorn/latch.h>
 #include "ack_dev.h"
 #include "cli.h"
+#include "other_io.h"
 #include "rowgen.h"
 
 #define UT_BENCH_TXN_WRITES_MAX 64
@@ -279,26 +280,18 @@ static int count_fn(uint64_t key, const void *val, uint32_t len, void *user)
 	return 0;
 }
 
-/* Sectors the data file's device wrote, from /sys/dev/block; -1: none. */
+/* Bytes the data file's device wrote, from /sys/dev/block; -1: none. */
 static int64_t device_bytes_written(const char *path)
 {
-	char sys[128];
-	unsigned long long f[7];
-	struct stat sb;
-	FILE *fp;
-	int n;
+	unsigned maj, min;
+	uint64_t rd, wr;
+	int fd = dev_stat_open(path, &maj, &min), ret;
 
-	if (stat(path, &sb))
+	if (fd < 0)
 		return -1;
-	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/stat",
-		 major(sb.st_dev), minor(sb.st_dev));
-	fp = fopen(sys, "r");
-	if (!fp)
-		return -1;
-	n = fscanf(fp, "%llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1],
-		   &f[2], &f[3], &f[4], &f[5], &f[6]);
-	fclose(fp);
-	return n == 7 ? (int64_t)f[6] * 512 : -1;
+	ret = dev_stat_sectors(fd, &rd, &wr);
+	close(fd);
+	return ret ? -1 : (int64_t)wr * 512;
 }
 
 static int cmp_u32(const void *a, const void *b)

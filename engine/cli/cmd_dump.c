@@ -16,9 +16,11 @@
 #include "cli.h"
 #include "progress.h"
 #include "ra_opts.h"
+#include "scan_yield_opts.h"
 
 static const char dump_help[] =
-	"usage: untorn dump DIR [--format tsv|jsonl] [--lra-size SIZE] [--lra-sleep MS]\n"
+	"usage: untorn dump DIR [--format tsv|jsonl] [--lra-size SIZE]\n"
+	"                   [--lra-sleep MS | --lra-spare PCT]\n"
 	"                   [--device-iops N --device-mbps N] [--pool SIZE] [--wait S]\n"
 	"\n"
 	"Writes every row in key order to stdout, read through logical\n"
@@ -29,8 +31,15 @@ static const char dump_help[] =
 	"range the scan is).  --lra-size and --lra-sleep: the read-ahead window\n"
 	"and the pause between windows, and --device-iops/--device-mbps: the\n"
 	"disk's figures, to merge reads as the bound does, as for `untorn bench\n"
-	"scan` (default 64 leaves, no pause, exact merges).  exit status: 0, or 2 on an error (a damaged tree, a\n"
-	"full disk).\n"
+	"scan` (default 64 leaves, exact merges).\n"
+	"--lra-spare PCT: the dump yields to other work on the store's disk:\n"
+	"before each window it pauses so that the sectors other processes read\n"
+	"and write a second stay at PCT % (default 75; 0: never pause) of their\n"
+	"rate while it pauses; with no other work there is no pause.  A disk\n"
+	"that cannot be watched (the store on btrfs, FUSE, tmpfs or NFS) is said\n"
+	"on stderr, and the dump runs at full speed: --lra-sleep MS pauses by\n"
+	"hand.  stderr's last lines: the rows and time, and what the yield did.\n"
+	"exit status: 0, or 2 on an error (a damaged tree, a full disk).\n"
 	"\n" CLI_WAIT_HELP;
 
 struct dump_state {
@@ -144,6 +153,7 @@ int cmd_dump(int argc, char **argv)
 	struct dump_state d = { .out = stdout };
 	struct ut_engine_opts eo;
 	struct ut_scan_stats st;
+	struct cli_yield cy;
 	struct ut_engine *eng;
 	int c, ret;
 
@@ -159,6 +169,7 @@ int cmd_dump(int argc, char **argv)
 			break;
 		case 'L':
 		case 'S':
+		case 'Y':
 		case 'I':
 		case 'M':
 			if (cli_ra_option(&ra, c, optarg))
@@ -200,7 +211,10 @@ int cmd_dump(int argc, char **argv)
 	cli_progress_start(&d.prog, "rows", 0);
 	if (d.prog.on) /* the estimate's probes cost a few reads: only for it */
 		key_range(eng, &d.first, &d.last);
-	ret = ut_scan_readahead(eng, 0, dump_row, &d, &so, &st);
+	cli_yield_setup(&cy, &ra, eng, &so, NULL, NULL, NULL, NULL);
+	ret = ut_scan_readahead_yield(eng, 0, dump_row, &d, &so,
+				      cli_yield_of(&cy), &st);
+	cli_yield_free(&cy);
 	cli_progress_end(&d.prog);
 	free(d.line);
 	if (!ret && fflush(d.out))
@@ -220,5 +234,7 @@ int cmd_dump(int argc, char **argv)
 	fprintf(stderr,
 		"untorn: dumped %llu rows (%.1f MB of values) in %.2f s\n",
 		(unsigned long long)d.rows, d.bytes / 1e6, st.seconds);
+	fputs("untorn: dump ", stderr);
+	cli_yield_print(&cy, stderr);
 	return cli_engine_close(eng) ? EXIT_ERROR : EXIT_OK;
 }

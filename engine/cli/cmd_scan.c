@@ -6,20 +6,24 @@
  * submissions, the tree's fragmentation, the least time the device could
  * take (given its figures) and the writers' transactions a second.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <untorn/engine.h>
 #include <untorn/scan_model.h>
 #include "cli.h"
 #include "ra_opts.h"
+#include "scan_yield_opts.h"
 #include "write_load.h"
 
 static const char scan_help[] =
 	"usage: untorn bench scan DIR [--readahead none|linear|logical] [--batch N]\n"
-	"                        [--lra-size SIZE] [--lra-sleep MS]\n"
+	"                        [--lra-size SIZE] [--lra-sleep MS | --lra-spare PCT]\n"
 	"                        [--merge-pages M] [--gap-pages G] [--cold]\n"
-	"                        [--device-iops N --device-mbps N] [--writers T]\n"
+	"                        [--device-iops N --device-mbps N]\n"
+	"                        [--writers T [--baseline S]]\n"
 	"                        [--pool SIZE] [--json] [--wait S]\n"
 	"\n"
 	"Reads every row in key order.  --readahead: none follows leaf pointers\n"
@@ -42,6 +46,11 @@ static const char scan_help[] =
 	"(the last quarter keeps the internal pages and the hot set).\n"
 	"--lra-sleep MS (innodb_lra_sleep): a pause before each window after the\n"
 	"first, to leave the disk to other work.\n"
+	"--lra-spare PCT: instead, a pause before each window that leaves the\n"
+	"other work PCT % of the speed it has while the scan pauses (default\n"
+	"75; 0: none), measured in the writers' commits with --writers, else in\n"
+	"the sectors other processes read and write on the store's disk; with\n"
+	"no other work seen there is no pause.  Logical read-ahead only.\n"
 	"--device-iops N --device-mbps N: the device's random page-sized reads a\n"
 	"second at queue depth 32 and its sequential MB/s (fio's, or\n"
 	"`emulate-hdd calibrate`): prints the least time a policy with this\n"
@@ -52,7 +61,10 @@ static const char scan_help[] =
 	"of up to 1024 pages) unless --gap-pages or --merge-pages say otherwise.\n"
 	"--writers T: T threads commit row writes while the scan runs (three in\n"
 	"four update a key the store holds, the rest insert above the largest),\n"
-	"one commit each; prints their transactions a second.\n"
+	"one commit each; prints their transactions a second and the 99th\n"
+	"percentile of their commit times during the scan.  --baseline S: the\n"
+	"writers run alone for S seconds first (after --cold's drop), for the\n"
+	"same figures with no scan: what the scan cost them, as a ratio.\n"
 	"\n" CLI_WAIT_HELP;
 
 struct scan_count {
@@ -93,8 +105,10 @@ struct scan_run {
 	struct ut_scan_device dev;
 	struct ut_scan_bound bound;
 	unsigned writers;
-	uint64_t writer_txns;
-	double writer_tps;
+	uint64_t writer_txns, baseline_s;
+	double writer_tps, writer_p99_us; /* during the scan */
+	double alone_tps, alone_p99_us; /* alone, before it (--baseline) */
+	struct cli_yield cy;
 };
 
 static void scan_print_text(const struct scan_run *r, double mbs, double avg)
@@ -117,9 +131,16 @@ static void scan_print_text(const struct scan_run *r, double mbs, double avg)
 		       (unsigned long long)r->bound.runs,
 		       st->seconds > 0 ? r->bound.seconds / st->seconds : 0);
 	if (r->writers)
-		printf("writers: %u threads committed %llu transactions during the scan, %.0f a second\n",
+		printf("writers: %u threads committed %llu transactions during the scan, %.0f a second, p99 %.1f ms\n",
 		       r->writers, (unsigned long long)r->writer_txns,
-		       r->writer_tps);
+		       r->writer_tps, r->writer_p99_us / 1000);
+	if (r->baseline_s)
+		printf("writers alone for %llu s before the scan: %.0f a second, p99 %.1f ms; beside the scan %.2f of that\n",
+		       (unsigned long long)r->baseline_s, r->alone_tps,
+		       r->alone_p99_us / 1000,
+		       r->alone_tps > 0 ? r->writer_tps / r->alone_tps : 0);
+	if (r->so.readahead == UT_RA_LOGICAL)
+		cli_yield_print(&r->cy, stdout);
 	if (r->cold)
 		printf("page cache after the drop: %.1f %% of the data file still resident\n",
 		       r->resident * 100);
@@ -184,14 +205,23 @@ static void scan_print(const struct scan_run *r)
 	json_u64(&j, "threads", r->writers);
 	json_u64(&j, "transactions", r->writer_txns);
 	json_f64(&j, "tps", r->writer_tps);
+	json_f64(&j, "p99_us", r->writer_p99_us);
+	json_u64(&j, "baseline_seconds", r->baseline_s);
+	json_f64(&j, "alone_tps", r->baseline_s ? r->alone_tps : -1);
+	json_f64(&j, "alone_p99_us", r->baseline_s ? r->alone_p99_us : -1);
+	json_f64(&j, "tps_over_alone",
+		 r->baseline_s && r->alone_tps > 0 ?
+			 r->writer_tps / r->alone_tps :
+			 -1);
 	json_obj_close(&j);
+	cli_yield_json(&r->cy, &j);
 	json_end(&j);
 }
 
 /* Options as given, before the store is opened. */
 struct scan_args {
-	struct cli_ra ra; /* --lra-size, --lra-sleep, --device-* */
-	uint64_t writers;
+	struct cli_ra ra; /* --lra-size, --lra-sleep, --lra-spare, --device-* */
+	uint64_t writers, baseline_s;
 	int batch_given, merge_given;
 };
 
@@ -221,6 +251,7 @@ static int scan_parse(int argc, char **argv, struct scan_run *r,
 		{ "merge-pages", required_argument, NULL, 'm' },
 		{ "gap-pages", required_argument, NULL, 'g' },
 		{ "writers", required_argument, NULL, 'w' },
+		{ "baseline", required_argument, NULL, 'B' },
 		{ "cold", no_argument, NULL, 'c' },
 		{ "pool", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
@@ -244,6 +275,7 @@ static int scan_parse(int argc, char **argv, struct scan_run *r,
 			break;
 		case 'L':
 		case 'S':
+		case 'Y':
 		case 'I':
 		case 'M':
 			bad = cli_ra_option(&a->ra, c, optarg);
@@ -264,6 +296,10 @@ static int scan_parse(int argc, char **argv, struct scan_run *r,
 			bad = cli_parse_count("bench scan", "--writers", optarg,
 					      0, WRITE_LOAD_THREADS_MAX,
 					      &a->writers);
+			break;
+		case 'B':
+			bad = cli_parse_count("bench scan", "--baseline",
+					      optarg, 1, 3600, &a->baseline_s);
 			break;
 		case 'c':
 			r->cold = 1;
@@ -302,21 +338,59 @@ static int scan_parse(int argc, char **argv, struct scan_run *r,
 static int scan_check(const struct scan_run *r, const struct scan_args *a,
 		      const struct ut_engine_opts *eo)
 {
-	if ((a->ra.lra_arg || a->ra.sleep_given) &&
+	if ((a->ra.lra_arg || a->ra.sleep_given || a->ra.spare_given) &&
 	    r->so.readahead != UT_RA_LOGICAL)
 		return cli_usage_fail("bench scan",
-				      "--lra-size and --lra-sleep are logical read-ahead's; --readahead %s reads no window",
+				      "--lra-size, --lra-sleep and --lra-spare are logical read-ahead's; --readahead %s reads no window",
 				      ra_name(r->so.readahead));
+	if (a->baseline_s && !a->writers)
+		return cli_usage_fail("bench scan",
+				      "--baseline S runs the writers alone first: give --writers T too");
 	if (a->ra.lra_arg && a->batch_given)
 		return cli_usage_fail("bench scan",
 				      "give --lra-size (bytes read ahead) or --batch (leaves a batch), not both");
 	return cli_ra_check(&a->ra, eo->pool_bytes);
 }
 
-/* The cold start, the writers and the scan; the writers stop with it. */
-static int scan_measure(struct ut_engine *eng, struct scan_run *r,
-			struct write_load *wl)
+/* The writers alone for the baseline's seconds. */
+static void writers_alone(struct scan_run *r, struct write_load *wl)
 {
+	struct timespec ts = { (time_t)r->baseline_s, 0 };
+	struct write_load_mark a, b;
+
+	write_load_mark(wl, &a);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	write_load_mark(wl, &b);
+	write_load_between(&a, &b, &r->alone_tps, &r->alone_p99_us);
+}
+
+/* The scan, yielding as asked, and the writers' figures during it. */
+static int scan_beside(struct ut_engine *eng, struct scan_run *r,
+		       struct write_load *wl, const struct cli_ra *ra)
+{
+	struct write_load_mark a, b;
+	int ret;
+
+	cli_yield_setup(&r->cy, ra, eng, &r->so,
+			r->writers ? write_load_txns : NULL, wl, "commits",
+			"the writers' commits");
+	write_load_mark(wl, &a);
+	ret = ut_scan_readahead_yield(eng, 0, count_row, &r->cnt, &r->so,
+				      cli_yield_of(&r->cy), &r->st);
+	write_load_mark(wl, &b);
+	write_load_between(&a, &b, &r->writer_tps, &r->writer_p99_us);
+	r->writer_txns = b.txns - a.txns;
+	return ret;
+}
+
+/* The cold start, the writers (alone first, for the baseline) and the
+ * scan; the writers stop with it. */
+static int scan_measure(struct ut_engine *eng, struct scan_run *r,
+			struct write_load *wl, const struct cli_ra *ra)
+{
+	uint64_t txns;
+	double tps;
 	int ret = 0, wret;
 
 	if (r->writers)
@@ -325,11 +399,12 @@ static int scan_measure(struct ut_engine *eng, struct scan_run *r,
 		ret = ut_engine_drop_caches(eng, &r->resident);
 	if (!ret && r->writers)
 		ret = write_load_start(wl);
+	if (!ret && r->baseline_s)
+		writers_alone(r, wl);
 	if (!ret)
-		ret = ut_scan_readahead(eng, 0, count_row, &r->cnt, &r->so,
-					&r->st);
+		ret = scan_beside(eng, r, wl, ra);
 	if (r->writers) {
-		wret = write_load_stop(wl, &r->writer_txns, &r->writer_tps);
+		wret = write_load_stop(wl, &txns, &tps);
 		if (wret && !ret) {
 			cli_fail("%s: a writer beside the scan failed: %s",
 				 r->dir,
@@ -369,14 +444,16 @@ int cmd_bench_scan(int argc, char **argv)
 	}
 	r.window = ut_scan_window(eng, &r.so);
 	r.writers = a.writers;
+	r.baseline_s = a.baseline_s;
 	r.have_bound = cli_ra_device(&a.ra, &r.dev);
 	/* before the cold start: the internal pages it reads are dropped */
 	ret = ut_engine_tree_shape(eng, &r.shape);
 	if (!ret && r.have_bound)
 		ret = ut_engine_scan_bound(eng, r.window, &r.dev, &r.bound);
 	if (!ret)
-		ret = scan_measure(eng, &r, &wl);
+		ret = scan_measure(eng, &r, &wl, &a.ra);
 	write_load_free(&wl);
+	cli_yield_free(&r.cy); /* its figures stay */
 	if (ret) {
 		cli_engine_close(eng);
 		return ret > 0 ? EXIT_ERROR :

@@ -21,6 +21,13 @@ int cli_ra_option(struct cli_ra *ra, int c, const char *arg)
 		ra->sleep_ms = v;
 		ra->sleep_given = 1;
 		return 0;
+	case 'Y':
+		if (cli_parse_count(ra->cmd, "--lra-spare", arg, 0,
+				    CLI_RA_SPARE_MAX, &v))
+			return EXIT_ERROR;
+		ra->spare_pct = v;
+		ra->spare_given = 1;
+		return 0;
 	case 'I':
 		return cli_parse_count(ra->cmd, "--device-iops", arg, 1,
 				       100000000, &ra->iops);
@@ -35,6 +42,9 @@ int cli_ra_check(const struct cli_ra *ra, uint64_t pool_bytes)
 	/* the smallest pool, in MiB, that takes the window */
 	uint64_t pool_mib = (2 * ra->lra_size + (1 << 20) - 1) >> 20;
 
+	if (ra->sleep_given && ra->spare_given)
+		return cli_usage_fail(ra->cmd,
+				      "give --lra-sleep (a fixed pause) or --lra-spare (a pause that follows the other work), not both");
 	if (!ra->iops != !ra->mbps)
 		return cli_usage_fail(ra->cmd,
 				      "the device's figures go together: give both --device-iops and --device-mbps");

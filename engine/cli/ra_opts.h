@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ra_opts.h - the read-ahead options `bench scan` and `dump` share:
- * --lra-size (the window), --lra-sleep, and the device's figures
+ * --lra-size (the window), --lra-sleep, --lra-spare, and the device's figures
  * --device-iops/--device-mbps; parsed, checked against the pool before
  * the store is opened, and applied to the scan's options after.
  */
@@ -17,6 +17,7 @@
 #define CLI_RA_OPTIONS						\
 	{ "lra-size", required_argument, NULL, 'L' },		\
 	{ "lra-sleep", required_argument, NULL, 'S' },		\
+	{ "lra-spare", required_argument, NULL, 'Y' },		\
 	{ "device-iops", required_argument, NULL, 'I' },	\
 	{ "device-mbps", required_argument, NULL, 'M' }
 /* clang-format on */
@@ -27,9 +28,16 @@ struct cli_ra {
 	uint64_t lra_size, iops, mbps;
 	unsigned sleep_ms;
 	int sleep_given;
+	unsigned spare_pct; /* --lra-spare: the share of its speed other
+			     * work keeps (0: do not yield) */
+	int spare_given;
 };
 
-/* Takes option c ('L', 'S', 'I' or 'M'); 0, or EXIT_ERROR (said). */
+/* --lra-spare's default: other work keeps three quarters of its speed */
+#define CLI_RA_SPARE_DEFAULT 75
+#define CLI_RA_SPARE_MAX 95
+
+/* Takes option c ('L', 'S', 'Y', 'I' or 'M'); 0, or EXIT_ERROR (said). */
 int cli_ra_option(struct cli_ra *ra, int c, const char *arg);
 /* Before the store is opened: the window against the pool, the figures
  * given both or neither; 0, or EXIT_ERROR (said). */

@@ -5,6 +5,7 @@
  * inserts a new key above the store's largest, one commit per write.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "rowgen.h"
@@ -55,13 +56,27 @@ int write_load_init(struct write_load *wl, struct ut_engine *eng,
 	return 0;
 }
 
+static unsigned lat_bucket(uint64_t ns)
+{
+	double k = 8 * log2(ns / 1000.0 + 1);
+
+	return k >= WRITE_LOAD_LAT_BUCKETS - 1 ? WRITE_LOAD_LAT_BUCKETS - 1 :
+						 (unsigned)k;
+}
+
+/* A bucket's upper end, in microseconds. */
+static double lat_upper_us(unsigned k)
+{
+	return exp2((k + 1) / 8.0) - 1;
+}
+
 static void *writer(void *arg)
 {
 	struct write_load *wl = arg;
 	unsigned char val[65536];
 	uint64_t rng =
 		0x9e3779b97f4a7c15ull * (atomic_fetch_add(&wl->seeds, 1) + 1);
-	uint64_t key, version = 1;
+	uint64_t key, version = 1, t0;
 	struct ut_err err = { "" };
 	struct ut_txn t;
 	int ret;
@@ -72,6 +87,7 @@ static void *writer(void *arg)
 		else
 			key = atomic_fetch_add(&wl->next_new, 1);
 		row_value(val, wl->value_size, key, ++version, 0);
+		t0 = ut_now_ns();
 		ut_txn_begin(wl->eng, &t);
 		ret = ut_txn_put(&t, key, val, wl->value_size, &err);
 		if (!ret)
@@ -81,6 +97,7 @@ static void *writer(void *arg)
 				wl->err = err;
 			break;
 		}
+		atomic_fetch_add(&wl->lat[lat_bucket(ut_now_ns() - t0)], 1);
 		atomic_fetch_add(&wl->txns, 1);
 	}
 	return NULL;
@@ -110,6 +127,46 @@ int write_load_stop(struct write_load *wl, uint64_t *txns, double *tps)
 	*txns = atomic_load(&wl->txns);
 	*tps = s > 0 ? *txns / s : 0;
 	return atomic_load(&wl->failed) ? -EIO : 0;
+}
+
+uint64_t write_load_txns(void *arg)
+{
+	struct write_load *wl = arg;
+
+	return atomic_load(&wl->txns);
+}
+
+void write_load_mark(struct write_load *wl, struct write_load_mark *m)
+{
+	unsigned k;
+
+	m->ns = ut_now_ns();
+	m->txns = atomic_load(&wl->txns);
+	for (k = 0; k < WRITE_LOAD_LAT_BUCKETS; k++)
+		m->lat[k] = atomic_load(&wl->lat[k]);
+}
+
+void write_load_between(const struct write_load_mark *a,
+			const struct write_load_mark *b, double *tps,
+			double *p99_us)
+{
+	uint64_t n = 0, seen = 0, rank;
+	unsigned k;
+
+	for (k = 0; k < WRITE_LOAD_LAT_BUCKETS; k++)
+		n += b->lat[k] - a->lat[k];
+	*tps = b->ns > a->ns ? (b->txns - a->txns) * 1e9 / (b->ns - a->ns) : 0;
+	*p99_us = 0;
+	if (!n)
+		return;
+	rank = n - n / 100; /* the commits at or below the 99th percentile */
+	for (k = 0; k < WRITE_LOAD_LAT_BUCKETS; k++) {
+		seen += b->lat[k] - a->lat[k];
+		if (seen >= rank) {
+			*p99_us = lat_upper_us(k);
+			return;
+		}
+	}
 }
 
 void write_load_free(struct write_load *wl)

@@ -15,6 +15,8 @@
 #include <untorn/engine.h>
 
 #define WRITE_LOAD_THREADS_MAX 64
+/* commit latencies: 8 buckets a doubling of microseconds (9 % apart) */
+#define WRITE_LOAD_LAT_BUCKETS 256
 
 struct write_load {
 	struct ut_engine *eng;
@@ -29,9 +31,16 @@ struct write_load {
 	atomic_uint seeds; /* each writer its own random keys */
 	atomic_int stop;
 	atomic_uint_fast64_t txns;
+	atomic_uint_fast64_t lat[WRITE_LOAD_LAT_BUCKETS];
 	atomic_int failed;
 	struct ut_err err; /* the first failure's */
 	uint64_t t0_ns;
+};
+
+/* The writers' counts at one moment: two of them say how they went in
+ * between. */
+struct write_load_mark {
+	uint64_t ns, txns, lat[WRITE_LOAD_LAT_BUCKETS];
 };
 
 /* Collects the store's keys (a scan: before a cold start). */
@@ -42,5 +51,14 @@ int write_load_start(struct write_load *wl);
  * start.  -EIO when a writer failed (wl->err says why). */
 int write_load_stop(struct write_load *wl, uint64_t *txns, double *tps);
 void write_load_free(struct write_load *wl);
+/* Transactions committed so far (a scan's count of other work: arg is
+ * the struct write_load). */
+uint64_t write_load_txns(void *arg);
+void write_load_mark(struct write_load *wl, struct write_load_mark *m);
+/* Between marks a and b: transactions a second and the 99th percentile
+ * of their commit times, in microseconds (0 with none). */
+void write_load_between(const struct write_load_mark *a,
+			const struct write_load_mark *b, double *tps,
+			double *p99_us);
 
 #endif

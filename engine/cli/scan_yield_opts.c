@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+/*
+ * scan_yield_opts.c - a scan of the command line yielding to other work
+ * (scan_yield_opts.h).
+ */
+#include <string.h>
+#include "scan_yield_opts.h"
+
+void cli_yield_setup(struct cli_yield *cy, const struct cli_ra *ra,
+		     struct ut_engine *eng, const struct ut_scan_opts *so,
+		     uint64_t (*count)(void *), void *arg, const char *unit,
+		     const char *measure)
+{
+	unsigned pct = ra->spare_given ? ra->spare_pct : CLI_RA_SPARE_DEFAULT;
+	const char *data = ut_engine_data_path(eng);
+
+	memset(cy, 0, sizeof(*cy));
+	cy->y.spare_pct = pct;
+	if (so->readahead != UT_RA_LOGICAL) {
+		snprintf(cy->why, sizeof(cy->why),
+			 "only logical read-ahead yields");
+		return;
+	}
+	if (ra->sleep_given) {
+		snprintf(cy->why, sizeof(cy->why),
+			 "--lra-sleep %u pauses by hand", ra->sleep_ms);
+		return;
+	}
+	if (!pct) {
+		snprintf(cy->why, sizeof(cy->why), "--lra-spare 0");
+		return;
+	}
+	if (count) {
+		cy->y.other_work = count;
+		cy->y.arg = arg;
+		cy->unit = unit;
+		snprintf(cy->measure, sizeof(cy->measure), "%s", measure);
+	} else if (other_io_open(&cy->oio, data, cy->why, sizeof(cy->why))) {
+		return;
+	} else {
+		cy->oio_open = 1;
+		cy->y.other_work = other_io_sectors;
+		cy->y.arg = &cy->oio;
+		cy->unit = "sectors";
+		snprintf(cy->measure, sizeof(cy->measure),
+			 "sectors other processes read and wrote on device %u:%u",
+			 cy->oio.major, cy->oio.minor);
+	}
+	cy->on = 1;
+}
+
+struct ut_scan_yield *cli_yield_of(struct cli_yield *cy)
+{
+	return cy->on ? &cy->y : NULL;
+}
+
+void cli_yield_print(const struct cli_yield *cy, FILE *out)
+{
+	const struct ut_scan_yield *y = &cy->y;
+
+	if (!cy->on) {
+		fprintf(out, "yield: none (%s)\n", cy->why);
+		return;
+	}
+	fprintf(out,
+		"yield: leaving other work %u %% of its speed, counted in %s: %llu pauses, %.2f s in all; %s a second %.0f while the scan read, %.0f while it paused\n",
+		y->spare_pct, cy->measure, (unsigned long long)y->pauses,
+		y->paused_seconds, cy->unit, y->other_rate_reading,
+		y->other_rate_paused);
+}
+
+void cli_yield_json(const struct cli_yield *cy, struct json *j)
+{
+	const struct ut_scan_yield *y = &cy->y;
+
+	json_obj_open(j, "yield");
+	json_bool(j, "on", cy->on);
+	if (!cy->on) {
+		json_str(j, "why_not", cy->why);
+		json_obj_close(j);
+		return;
+	}
+	json_u64(j, "spare_pct", y->spare_pct);
+	json_str(j, "counted", cy->measure);
+	json_str(j, "unit", cy->unit);
+	json_u64(j, "pauses", y->pauses);
+	json_f64(j, "paused_seconds", y->paused_seconds);
+	json_f64(j, "other_rate_reading", y->other_rate_reading);
+	json_f64(j, "other_rate_paused", y->other_rate_paused);
+	json_obj_close(j);
+}
+
+void cli_yield_free(struct cli_yield *cy)
+{
+	if (cy->oio_open)
+		other_io_close(&cy->oio);
+	cy->oio_open = 0;
+}

@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# yield_test.sh - a scan that yields to other work (--lra-spare): `untorn
+# dump` on a loop device's ext4 with nothing else on the disk pauses only
+# to look (at most two pauses), and with another process writing there
+# pauses before every window and sees that work, its rows the same
+# bytes; `--lra-spare 0` and `--lra-sleep` turn it off and say so; a
+# store on tmpfs has no disk to watch and says why, dumping at full
+# speed; `bench scan --writers T --baseline S` gives the writers' speed
+# alone and beside the scan, counted in their commits; bad combinations
+# are refused in one line, exit 2.  Root (loop devices) for the dump on a
+# disk; the rest runs anywhere.
+set -u
+
+UNTORN=$(readlink -f "${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}")
+scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-yield-$$-XXXXXX")
+other_pid="" tmpfs=""
+. "$(dirname "$0")/ktap.sh"
+. "$(dirname "$0")/loopfs.sh"
+cleanup() {
+	[ -n "$other_pid" ] && kill "$other_pid" 2>/dev/null && wait "$other_pid" 2>/dev/null
+	[ -n "$tmpfs" ] && umount "$tmpfs" 2>/dev/null
+	loopfs_cleanup
+	rm -rf "$scratch"
+}
+trap cleanup EXIT
+ktap_plan 6
+cd "$scratch" || exit 1
+
+# the figure after WORD in the yield line of FILE
+yield_figure() {
+	grep -o "yield: .*" "$2" | grep -o "[0-9.]* $1" | head -1 | cut -d' ' -f1
+}
+
+# refusals first: one line, exit 2, before any store is needed
+fails=0
+refused() {	# PATTERN ARGS...
+	local pat=$1
+	shift
+	"$UNTORN" "$@" >out 2>err
+	rc=$?
+	if [ $rc -ne 2 ] || [ "$(wc -l <err)" -ne 1 ] || ! grep -q -e "$pat" err; then
+		echo "# $*: exit $rc: $(cat err)"
+		fails=$((fails + 1))
+	fi
+}
+"$UNTORN" init s >/dev/null && "$UNTORN" load s --rows 20000 >/dev/null || exit 1
+refused "give --lra-sleep (a fixed pause) or --lra-spare" dump s --lra-sleep 5 --lra-spare 50
+refused "--lra-spare" dump s --lra-spare 96
+refused "--lra-spare" dump s --lra-spare half
+refused "--lra-size, --lra-sleep and --lra-spare are logical read-ahead's" bench scan s --readahead linear --lra-spare 50
+refused "--baseline S runs the writers alone first: give --writers T too" bench scan s --baseline 2
+ok $fails "--lra-sleep with --lra-spare, --lra-spare 96 or not a number, on linear read-ahead, --baseline without writers: refused"
+
+"$UNTORN" bench scan s --writers 2 --baseline 1 --json >scan.json 2>scan.err &&
+	python3 - scan.json <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+w, y = r["writers"], r["yield"]
+assert w["baseline_seconds"] == 1 and w["alone_tps"] > 0 and w["alone_p99_us"] > 0, w
+assert w["tps"] > 0 and w["p99_us"] > 0 and abs(w["tps_over_alone"] - w["tps"] / w["alone_tps"]) < 1e-6, w
+assert y["on"] and y["counted"] == "the writers' commits" and y["spare_pct"] == 75, y
+assert r["rows"] >= 20000, r["rows"]
+PY
+ok $? "bench scan --writers 2 --baseline 1: the writers alone and beside the scan (TPS, p99, the ratio), the yield counted in their commits"
+
+if [ "$(id -u)" -ne 0 ]; then
+	ktap_skip_rest "dump on a disk" "needs root (loop devices, tmpfs)"
+	ktap_finish
+	exit
+fi
+
+loopfs d 1G "mkfs.ext4 -q -F" "" || { echo "# cannot make ext4 on a loop device"; exit 1; }
+"$UNTORN" init d/s >/dev/null && "$UNTORN" load d/s --rows 200000 >/dev/null || exit 1
+maj_min=$(printf '%d:%d' "$(stat -c '0x%t' "$dev")" "$(stat -c '0x%T' "$dev")")
+
+"$UNTORN" dump d/s >quiet.tsv 2>quiet.err
+rc=$?
+pauses=$(yield_figure pauses quiet.err)
+[ $rc -eq 0 ] && grep -q "counted in sectors other processes read and wrote on device $maj_min" quiet.err &&
+	[ -n "$pauses" ] && [ "$pauses" -le 2 ]
+ok $? "dump with nothing else on its disk ($maj_min): it watches the disk and pauses only to look (${pauses:-?} pauses)"
+
+# another process writing on the same disk the whole time
+( while :; do dd if=/dev/zero of=d/other bs=256k count=64 oflag=direct conv=notrunc status=none || exit; done ) &
+other_pid=$!
+"$UNTORN" dump d/s >busy.tsv 2>busy.err
+rc=$?
+kill "$other_pid" 2>/dev/null && wait "$other_pid" 2>/dev/null
+other_pid=""
+pauses=$(yield_figure pauses busy.err)
+seen=$(grep -o "yield: .*" busy.err | sed -n 's/.* \([0-9]*\) while it paused.*/\1/p')
+[ $rc -eq 0 ] && [ -n "$pauses" ] && [ "$pauses" -ge 5 ] && [ "${seen:-0}" -gt 0 ] && cmp -s quiet.tsv busy.tsv
+ok $? "dump beside another process writing on its disk: ${pauses:-?} pauses, others' ${seen:-?} sectors a second seen in them, the same rows"
+
+"$UNTORN" dump d/s --lra-spare 0 2>off.err | cmp -s - quiet.tsv &&
+	grep -q "yield: none (--lra-spare 0)" off.err &&
+	"$UNTORN" dump d/s --lra-sleep 1 2>sleep.err | cmp -s - quiet.tsv &&
+	grep -q "yield: none (--lra-sleep 1 pauses by hand)" sleep.err
+ok $? "--lra-spare 0 and --lra-sleep: no yield, said so; the same rows"
+
+tmpfs=$scratch/t
+mkdir -p "$tmpfs" && mount -t tmpfs -o size=256M "untorn-yield-$$" "$tmpfs" &&
+	"$UNTORN" init "$tmpfs/s" --unsafe >/dev/null && "$UNTORN" load "$tmpfs/s" --rows 20000 >/dev/null &&
+	"$UNTORN" dump "$tmpfs/s" >t.tsv 2>t.err && [ "$(wc -l <t.tsv)" -eq 20000 ] &&
+	grep -q "yield: none (the store's filesystem has no block device of its own (device 0:[0-9]*: btrfs, FUSE, tmpfs or a network filesystem))" t.err
+ok $? "a store on tmpfs: no disk to watch, said on stderr, every row dumped"
+ktap_finish
