@@ -103,9 +103,11 @@ static void pause_before_window(struct scan_ra *ra)
 	if (!y)
 		return;
 	ns = scan_yield_pause(&ra->yc, ut_now_ns(), y->other_work(y->arg));
-	if (ns)
+	while (ns) {
 		pause_ns(ns);
-	scan_yield_resumed(&ra->yc, ut_now_ns(), y->other_work(y->arg));
+		ns = scan_yield_resumed(&ra->yc, ut_now_ns(),
+					y->other_work(y->arg));
+	}
 }
 
 /* What the yielding saw, for the caller. */

@@ -18,11 +18,12 @@
  * slow it (r >= s u) the pause is only the sixteenth of the reads' time
  * that keeps u measured, and where the scan stops it (r = 0) the pause is
  * A s / (1 - s), the most ever taken (3 A for s = 3/4).  Until u is
- * measured, each pause is a probe of 50 ms;
- * with no work seen in the reads nor in the first probe, there is no
- * pause, and every 10 s of scanning a 50 ms one looks again (work of a
- * few units a second that the scan stops entirely can go unseen that
- * long).
+ * measured, the pause is a look (50 ms; the first, an eighth of the reads
+ * when they were shorter: a fast scan is not stopped for a slow look), and
+ * once work is seen, in the reads or in a look, a pause of a quarter
+ * second that measures it; with no work seen there is no pause, and
+ * every 10 s of scanning a look again (work of a few units a second
+ * that the scan stops entirely can go unseen that long).
  */
 #include "scan_yield.h"
 
@@ -32,7 +33,7 @@ void scan_yield_start(struct scan_yield *y, double spare, uint64_t now_ns,
 	*y = (struct scan_yield){ .spare = spare,
 				  .rate_alone = -1,
 				  .rate_reading = -1 };
-	y->resumed_ns = y->decided_ns = y->probed_ns = now_ns;
+	y->resumed_ns = y->decided_ns = y->probed_ns = y->started_ns = now_ns;
 	y->resumed_work = y->decided_work = work;
 }
 
@@ -60,11 +61,24 @@ static void smooth(double *avg, double rate)
 	*avg = *avg < 0 ? rate : (*avg + rate) / 2;
 }
 
-/* A pause that looks whether there is other work, and how fast it goes. */
-static uint64_t probe(struct scan_yield *y, uint64_t now_ns)
+/* A look for other work: 50 ms; the first, an eighth of the reads before
+ * it when they were shorter (a fast scan is not stopped for a slow look;
+ * the next look, 10 s on, is a whole one). */
+static uint64_t look(struct scan_yield *y, uint64_t now_ns, uint64_t active)
+{
+	int first = y->probed_ns == y->started_ns;
+
+	y->probed_ns = now_ns;
+	if (first && active / 8 < SCAN_YIELD_PROBE_NS)
+		return active / 8 + 1;
+	return SCAN_YIELD_PROBE_NS;
+}
+
+/* Other work was seen: a pause long enough to measure its rate alone. */
+static uint64_t measure(struct scan_yield *y, uint64_t now_ns)
 {
 	y->probed_ns = now_ns;
-	return SCAN_YIELD_PROBE_NS;
+	return SCAN_YIELD_SAMPLE_NS - y->alone.ns;
 }
 
 static uint64_t pause_for(struct scan_yield *y, uint64_t now_ns, uint64_t work)
@@ -87,10 +101,10 @@ static uint64_t pause_for(struct scan_yield *y, uint64_t now_ns, uint64_t work)
 	if (y->rate_alone == 0 && done) /* work again: measure it */
 		y->rate_alone = -1, y->seen = done;
 	if (y->rate_alone < 0)
-		return probe(y, now_ns);
+		return y->seen ? measure(y, now_ns) : look(y, now_ns, active);
 	if (y->rate_alone == 0)
 		return grew(y->probed_ns, now_ns) >= SCAN_YIELD_REPROBE_NS ?
-			       probe(y, now_ns) :
+			       look(y, now_ns, active) :
 			       0;
 	reading = y->rate_reading < 0 ? done / (double)active : y->rate_reading;
 	most = (double)active * keep / (1 - keep);
@@ -110,14 +124,25 @@ uint64_t scan_yield_pause(struct scan_yield *y, uint64_t now_ns, uint64_t work)
 	return y->pausing;
 }
 
-void scan_yield_resumed(struct scan_yield *y, uint64_t now_ns, uint64_t work)
+/* The pause goes on: a new one from now, measuring. */
+static uint64_t scan_yield_pause_more(struct scan_yield *y, uint64_t now_ns,
+				      uint64_t work)
+{
+	y->decided_ns = now_ns;
+	y->decided_work = work;
+	y->pausing = measure(y, now_ns);
+	return y->pausing;
+}
+
+uint64_t scan_yield_resumed(struct scan_yield *y, uint64_t now_ns,
+			    uint64_t work)
 {
 	uint64_t paused = grew(y->decided_ns, now_ns);
 	uint64_t got = grew(y->decided_work, work);
 	double rate;
 
 	if (!y->pausing)
-		return;
+		return 0;
 	y->pausing = 0;
 	y->resumed_ns = now_ns;
 	y->resumed_work = work;
@@ -126,16 +151,23 @@ void scan_yield_resumed(struct scan_yield *y, uint64_t now_ns, uint64_t work)
 	y->pauses++;
 	y->seen += got;
 	if (y->rate_alone < 0 && !y->seen) {
-		y->rate_alone = 0; /* none in the reads, none in the probe */
+		y->rate_alone = 0; /* none in the reads, none in the look */
 		y->alone = (struct scan_yield_sample){ 0 };
-		return;
+		return 0;
 	}
-	if (y->rate_alone == 0 && got) /* a reprobe found work */
+	if (y->rate_alone == 0 && got) /* a look again found work */
 		y->rate_alone = -1;
-	if (y->rate_alone == 0 || !sample_add(&y->alone, paused, got, &rate))
-		return;
+	if (y->rate_alone == 0)
+		return 0;
+	if (!sample_add(&y->alone, paused, got, &rate)) {
+		/* a look found work: go on until its rate is measured */
+		if (y->rate_alone < 0)
+			return scan_yield_pause_more(y, now_ns, work);
+		return 0;
+	}
 	if (!rate && y->none_reading)
 		y->rate_alone = 0; /* the work stopped */
 	else
 		smooth(&y->rate_alone, rate);
+	return 0;
 }

@@ -39,6 +39,7 @@ struct scan_yield {
 	uint64_t resumed_ns, resumed_work; /* when the last pause ended */
 	uint64_t decided_ns, decided_work; /* when the pause began */
 	uint64_t pausing; /* the pause asked for, until it ends */
+	uint64_t started_ns;
 	uint64_t probed_ns; /* when a pause last looked for other work */
 	/* totals over the scan: the phases' lengths and the work in them */
 	uint64_t active_ns, active_work, paused_ns, paused_work;
@@ -50,7 +51,9 @@ void scan_yield_start(struct scan_yield *y, double spare, uint64_t now_ns,
 		      uint64_t work);
 /* Before the next window: the pause to take, in ns (0: none). */
 uint64_t scan_yield_pause(struct scan_yield *y, uint64_t now_ns, uint64_t work);
-/* The pause ended at now_ns, the counter at work. */
-void scan_yield_resumed(struct scan_yield *y, uint64_t now_ns, uint64_t work);
+/* The pause ended at now_ns, the counter at work: a further pause to
+ * take (a look that found work goes on until it is measured), or 0. */
+uint64_t scan_yield_resumed(struct scan_yield *y, uint64_t now_ns,
+			    uint64_t work);
 
 #endif
