@@ -118,8 +118,7 @@ static void yield_report(struct scan_ra *ra)
 
 	if (!y)
 		return;
-	/* the reads since the last pause are reads too */
-	scan_yield_pause(&ra->yc, ut_now_ns(), y->other_work(y->arg));
+	scan_yield_end(&ra->yc, ut_now_ns(), y->other_work(y->arg));
 	y->paused_seconds = yc->paused_ns / 1e9;
 	y->pauses = yc->pauses;
 	y->other_rate_reading =

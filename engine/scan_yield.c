@@ -81,21 +81,31 @@ static uint64_t measure(struct scan_yield *y, uint64_t now_ns)
 	return SCAN_YIELD_SAMPLE_NS - y->alone.ns;
 }
 
-static uint64_t pause_for(struct scan_yield *y, uint64_t now_ns, uint64_t work)
+/* The reads since the last pause: counted, and into their sample. */
+static void count_reads(struct scan_yield *y, uint64_t now_ns, uint64_t work,
+			uint64_t *active, uint64_t *done)
 {
-	uint64_t active = grew(y->resumed_ns, now_ns);
-	uint64_t done = grew(y->resumed_work, work);
-	double keep = y->spare, rate, reading, p, most;
+	double rate;
 
-	y->active_ns += active;
-	y->active_work += done;
+	*active = grew(y->resumed_ns, now_ns);
+	*done = grew(y->resumed_work, work);
+	y->active_ns += *active;
+	y->active_work += *done;
 	y->decided_ns = now_ns;
 	y->decided_work = work;
-	y->seen += done;
-	if (sample_add(&y->reading, active, done, &rate)) {
+	y->seen += *done;
+	if (sample_add(&y->reading, *active, *done, &rate)) {
 		smooth(&y->rate_reading, rate);
 		y->none_reading = !rate;
 	}
+}
+
+static uint64_t pause_for(struct scan_yield *y, uint64_t now_ns, uint64_t work)
+{
+	double keep = y->spare, reading, p, most;
+	uint64_t active, done;
+
+	count_reads(y, now_ns, work, &active, &done);
 	if (!active)
 		return 0;
 	if (y->rate_alone == 0 && done) /* work again: measure it */
@@ -122,6 +132,13 @@ uint64_t scan_yield_pause(struct scan_yield *y, uint64_t now_ns, uint64_t work)
 		y->resumed_work = work;
 	}
 	return y->pausing;
+}
+
+void scan_yield_end(struct scan_yield *y, uint64_t now_ns, uint64_t work)
+{
+	uint64_t active, done;
+
+	count_reads(y, now_ns, work, &active, &done);
 }
 
 /* The pause goes on: a new one from now, measuring. */

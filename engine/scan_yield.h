@@ -51,6 +51,8 @@ void scan_yield_start(struct scan_yield *y, double spare, uint64_t now_ns,
 		      uint64_t work);
 /* Before the next window: the pause to take, in ns (0: none). */
 uint64_t scan_yield_pause(struct scan_yield *y, uint64_t now_ns, uint64_t work);
+/* The scan ended at now_ns: its last reads counted, no pause. */
+void scan_yield_end(struct scan_yield *y, uint64_t now_ns, uint64_t work);
 /* The pause ended at now_ns, the counter at work: a further pause to
  * take (a look that found work goes on until it is measured), or 0. */
 uint64_t scan_yield_resumed(struct scan_yield *y, uint64_t now_ns,
