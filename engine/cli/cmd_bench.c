@@ -13,8 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <untorn/engine.h>
 #include <untorn/latch.h>
@@ -283,15 +281,14 @@ static int count_fn(uint64_t key, const void *val, uint32_t len, void *user)
 /* Bytes the data file's device wrote, from /sys/dev/block; -1: none. */
 static int64_t device_bytes_written(const char *path)
 {
+	char dir[DEV_STAT_DIR_LEN];
 	unsigned maj, min;
 	uint64_t rd, wr;
-	int fd = dev_stat_open(path, &maj, &min), ret;
 
-	if (fd < 0)
+	if (dev_stat_dir(path, dir, &maj, &min) ||
+	    dev_stat_sectors(dir, &rd, &wr))
 		return -1;
-	ret = dev_stat_sectors(fd, &rd, &wr);
-	close(fd);
-	return ret ? -1 : (int64_t)wr * 512;
+	return (int64_t)wr * 512;
 }
 
 static int cmp_u32(const void *a, const void *b)

@@ -214,7 +214,6 @@ int cmd_dump(int argc, char **argv)
 	cli_yield_setup(&cy, &ra, eng, &so, NULL, NULL, NULL, NULL);
 	ret = ut_scan_readahead_yield(eng, 0, dump_row, &d, &so,
 				      cli_yield_of(&cy), &st);
-	cli_yield_free(&cy);
 	cli_progress_end(&d.prog);
 	free(d.line);
 	if (!ret && fflush(d.out))

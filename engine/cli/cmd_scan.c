@@ -453,7 +453,6 @@ int cmd_bench_scan(int argc, char **argv)
 	if (!ret)
 		ret = scan_measure(eng, &r, &wl, &a.ra);
 	write_load_free(&wl);
-	cli_yield_free(&r.cy); /* its figures stay */
 	if (ret) {
 		cli_engine_close(eng);
 		return ret > 0 ? EXIT_ERROR :

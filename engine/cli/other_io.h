@@ -13,10 +13,13 @@
 #ifndef UNTORN_CLI_OTHER_IO_H
 #define UNTORN_CLI_OTHER_IO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
+#define DEV_STAT_DIR_LEN 48
+
 struct other_io {
-	int dev_fd, self_fd; /* the device's stat file, /proc/self/io */
+	char dev_dir[DEV_STAT_DIR_LEN]; /* /sys/dev/block/M:m */
 	unsigned major, minor;
 	uint64_t last; /* the count last returned: it never goes back */
 };
@@ -28,12 +31,12 @@ int other_io_open(struct other_io *o, const char *path, char *why,
 /* Sectors others have read and written on the device (ut_scan_yield's
  * other_work: arg is the struct other_io). */
 uint64_t other_io_sectors(void *arg);
-void other_io_close(struct other_io *o);
 
-/* The stat file of the block device path is on (its fd, or -errno:
- * -ENOENT where the filesystem has none), and the device's numbers. */
-int dev_stat_open(const char *path, unsigned *major, unsigned *minor);
-/* Sectors the device has read and written, from its stat file. */
-int dev_stat_sectors(int fd, uint64_t *rd, uint64_t *wr);
+/* The sysfs directory of the block device path is on, and its numbers;
+ * 0, or -errno of stat(2). */
+int dev_stat_dir(const char *path, char dir[DEV_STAT_DIR_LEN], unsigned *major,
+		 unsigned *minor);
+/* Sectors the device in dir has read and written: 0, or -1 unreadable. */
+int dev_stat_sectors(const char *dir, uint64_t *rd, uint64_t *wr);
 
 #endif

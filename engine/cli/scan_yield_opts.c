@@ -38,7 +38,6 @@ void cli_yield_setup(struct cli_yield *cy, const struct cli_ra *ra,
 	} else if (other_io_open(&cy->oio, data, cy->why, sizeof(cy->why))) {
 		return;
 	} else {
-		cy->oio_open = 1;
 		cy->y.other_work = other_io_sectors;
 		cy->y.arg = &cy->oio;
 		cy->unit = "sectors";
@@ -88,11 +87,4 @@ void cli_yield_json(const struct cli_yield *cy, struct json *j)
 	json_f64(j, "other_rate_reading", y->other_rate_reading);
 	json_f64(j, "other_rate_paused", y->other_rate_paused);
 	json_obj_close(j);
-}
-
-void cli_yield_free(struct cli_yield *cy)
-{
-	if (cy->oio_open)
-		other_io_close(&cy->oio);
-	cy->oio_open = 0;
 }

@@ -18,7 +18,7 @@
 struct cli_yield {
 	struct ut_scan_yield y;
 	struct other_io oio;
-	int on, oio_open;
+	int on;
 	const char *unit; /* what one unit of other work is */
 	char measure[96]; /* what the count is */
 	char why[320]; /* when off: why */
@@ -37,6 +37,5 @@ struct ut_scan_yield *cli_yield_of(struct cli_yield *cy);
 void cli_yield_print(const struct cli_yield *cy, FILE *out);
 /* "yield": {...} */
 void cli_yield_json(const struct cli_yield *cy, struct json *j);
-void cli_yield_free(struct cli_yield *cy);
 
 #endif
