@@ -62,22 +62,28 @@ done <<<"$table"
 # and the empty string
 inputs[${#inputs[@]}]=""; want[${#want[@]}]=refused
 
+# compare LABEL INPUTS GOT WANT (array names): a line for each entry
+# read otherwise than wanted; bad is how many
+compare() {
+	local -n _in=$2 _got=$3 _want=$4
+	local i
+	bad=0
+	for i in "${!_in[@]}"; do
+		[ "${_got[$i]:-}" = "${_want[$i]}" ] && continue
+		echo "# $1: '${_in[$i]}' -> '${_got[$i]:-}', want '${_want[$i]}'"
+		bad=$((bad + 1))
+	done
+}
+
 mapfile -t got_c < <("$helper" "${inputs[@]}")
-bad=0
-for i in "${!inputs[@]}"; do
-	[ "${got_c[$i]:-}" = "${want[$i]}" ] && continue
-	echo "# C: '${inputs[$i]}' -> '${got_c[$i]:-}', want '${want[$i]}'"
-	bad=$((bad + 1))
-done
+compare C inputs got_c want
 ok $bad "ut_parse_size reads all ${#inputs[@]} entries of the table as the rule says"
 
-bad=0
+got_sh=()
 for i in "${!inputs[@]}"; do
-	got=$(parse_size "${inputs[$i]}") || got=refused
-	[ "$got" = "${want[$i]}" ] && continue
-	echo "# shell: '${inputs[$i]}' -> '$got', want '${want[$i]}'"
-	bad=$((bad + 1))
+	got_sh[i]=$(parse_size "${inputs[$i]}") || got_sh[i]=refused
 done
+compare shell inputs got_sh want
 ok $bad "the scripts' parse_size reads every entry the same way"
 
 # counts: digits only, no unit, sign or space, from 1 (ut_parse_count,
@@ -86,12 +92,7 @@ ok $bad "the scripts' parse_size reads every entry the same way"
 counts=(1 16 007 4611686018427387903 0 4611686018427387904 3k -5 +5 " 5" "5 " 1.5 "")
 want_n=(1 16 7 4611686018427387903 refused refused refused refused refused refused refused refused refused)
 mapfile -t got_n < <("$helper" --count "${counts[@]}")
-bad=0
-for i in "${!counts[@]}"; do
-	[ "${got_n[$i]:-}" = "${want_n[$i]}" ] && continue
-	echo "# count: '${counts[$i]}' -> '${got_n[$i]:-}', want '${want_n[$i]}'"
-	bad=$((bad + 1))
-done
+compare count counts got_n want_n
 ok $bad "ut_parse_count takes digits from 1 up and refuses units, signs, spaces, 0 and overflow (${#counts[@]} entries)"
 
 "$UNTORN" init "$scratch/a" --log-size 16MiB --page-size 4KiB >/dev/null &&
