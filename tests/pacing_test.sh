@@ -8,8 +8,9 @@
 # (forecast) under the doublewrite and the journal guard: the writers
 # were paced (the run is in the regime the claim is about), the worst
 # second is at least half the median, none falls under a quarter, and
-# writers waited for log space at most 1 % of their time.  Root (loop
-# devices, FUSE, mkfs); CI runs it.
+# writers waited for log space at most 1 % of their time (the median of
+# three runs where one misses: judge() says why).  Root (loop devices,
+# FUSE, mkfs); CI runs it.
 set -u
 
 top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -26,35 +27,64 @@ trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
 ktap_plan 2
 
-# the run's figures, judged: GUARD [MOUNT-OPTS] (ext4 on a fresh model disk)
+# one run: GUARD [MOUNT-OPTS] (ext4 on a fresh model disk) -> FILE (JSON)
 paced_run() {
-	local guard=$1 mount_opts=${2:-} dev
+	local guard=$1 mount_opts=$2 out=$3 dev
 	dev=$("$top/scripts/emulate-hdd" start --name "$name" --size 1G) || return 1
 	mkdir -p "$mnt"
 	mkfs.ext4 -q -F "$dev" && mount ${mount_opts:+-o "$mount_opts"} "$dev" "$mnt" &&
 		"$UNTORN" init "$mnt/s" --guard "$guard" --log-size 8M >/dev/null &&
 		"$UNTORN" load "$mnt/s" --rows 40000 --pool 64M >/dev/null &&
 		"$UNTORN" bench write "$mnt/s" --regime flush --pool 64M --warmup 5 \
-			--seconds 15 --json > "$scratch/$guard.json"
+			--seconds 15 --json > "$out"
 	local ret=$?
 	umount "$mnt" 2>/dev/null
 	"$top/scripts/emulate-hdd" stop "$name" >/dev/null 2>&1
-	[ $ret -eq 0 ] || return 1
-	python3 - "$scratch/$guard.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-thread_ns = d["threads"] * d["seconds"] * 1e9  # the measured seconds (the figures leave the warm-up out)
-print("# %s: pacing %s, %.0f TPS, worst second %.2f of the median, %d s under a quarter, "
-      "log-space wait %.2f %% and paced %.1f %% of thread time, settled after %d s"
-      % (d["guard"], d["pacing_mode"], d["tps"], d["worst_over_median"],
-         d["seconds_below_quarter_median"], 100 * d["log_space_wait_ns"] / thread_ns,
-         100 * d["log_pace_ns"] / thread_ns, d["settle_seconds"]))
-assert d["pacing_mode"] == "forecast", d["pacing_mode"]
-assert d["log_pace_ns"] > 0, "the writers were never paced: not the regime this test is about"
-assert d["worst_over_median"] >= 0.5, d["tps_series"]
-assert d["seconds_below_quarter_median"] == 0, d["tps_series"]
-assert d["log_space_wait_ns"] <= 0.01 * thread_ns, d["log_space_wait_ns"]
+	return $ret
+}
+
+# The runs' figures, judged by their median: each run's on a line, then
+# the verdict (exit 0: met).  One run is judged alone; the machine is
+# shared, and a second of another program's I/O or CPU on the host's
+# disk shows as a stalled second in the model disk's, so a run that
+# misses is run twice more and the median of the three is judged (a
+# real regression misses in two of three).
+judge() {
+	python3 - "$@" <<'PY'
+import json, statistics, sys
+runs = [json.load(open(f)) for f in sys.argv[1:]]
+rows = []
+for d in runs:
+    thread_ns = d["threads"] * d["seconds"] * 1e9  # the measured seconds (the figures leave the warm-up out)
+    r = dict(guard=d["guard"], mode=d["pacing_mode"], tps=d["tps"], worst=d["worst_over_median"],
+             quarter=d["seconds_below_quarter_median"], wait=100 * d["log_space_wait_ns"] / thread_ns,
+             paced=100 * d["log_pace_ns"] / thread_ns, settle=d["settle_seconds"], series=d["tps_series"])
+    rows.append(r)
+    print("# %(guard)s: pacing %(mode)s, %(tps).0f TPS, worst second %(worst).2f of the median, "
+          "%(quarter)d s under a quarter, log-space wait %(wait).2f %% and paced %(paced).1f %% "
+          "of thread time, settled after %(settle)d s" % r)
+med = lambda k: statistics.median(r[k] for r in rows)
+if len(rows) > 1:
+    print("# the median of %d runs: worst second %.2f, %g s under a quarter, log-space wait %.2f %%"
+          % (len(rows), med("worst"), med("quarter"), med("wait")))
+assert all(r["mode"] == "forecast" for r in rows), [r["mode"] for r in rows]
+assert all(r["paced"] > 0 for r in rows), "the writers were never paced: not the regime this test is about"
+assert med("worst") >= 0.5, [r["series"] for r in rows]
+assert med("quarter") == 0, [r["series"] for r in rows]
+assert med("wait") <= 1.0, [r["wait"] for r in rows]
 PY
+}
+
+# GUARD [MOUNT-OPTS]: one run, or three when the first misses
+paced() {
+	local guard=$1 mount_opts=${2:-} i
+	paced_run "$guard" "$mount_opts" "$scratch/$guard.1.json" || return 1
+	judge "$scratch/$guard.1.json" && return 0
+	echo "# $guard: missed in one run; two more, the median of three judged"
+	for i in 2 3; do
+		paced_run "$guard" "$mount_opts" "$scratch/$guard.$i.json" || return 1
+	done
+	judge "$scratch/$guard".[123].json
 }
 
 what="writer pacing, HDD model, 40 000 rows, an 8 MiB log, 15 s after 5 s from a cold start"
@@ -67,9 +97,9 @@ if [ ! -x "$top/build/untorn-hdd" ] || ! command -v mkfs.ext4 >/dev/null; then
 	exit 1
 fi
 
-paced_run doublewrite
+paced doublewrite
 ok $? "$what, doublewrite on ext4: paced, worst second >= 0.5 of the median, none under a quarter, log-space wait <= 1 %"
-paced_run journal data=journal
+paced journal data=journal
 ok $? "$what, journal on ext4 data=journal: paced, worst second >= 0.5 of the median, none under a quarter, log-space wait <= 1 %"
 
 ktap_finish
