@@ -10,8 +10,8 @@
 # (with the reason) without root, bpftrace or tracefs.
 # UNTORN_EBPF_QUICK=1 (kernel-suite's quick form, where each bpftrace
 # start costs a minute of software emulation) skips the cases whose
-# kernel mechanism another case already covers: dblwr-wait and the
-# recovery probe (USDT, as untorn-latch), torn-split (jw_test's cases
+# kernel mechanism another case already covers: dblwr-wait,
+# writer-pacing and the recovery probe (USDT, as untorn-latch), torn-split (jw_test's cases
 # attach it in the matrix's kmod part), pthread-mutex and fsync-latency
 # (uprobes, as USDT, and syscall tracepoints), the filter cases, scripts/profile
 # (scripts already attached one by one) and scripts/profile-overhead.
@@ -33,7 +33,7 @@ cleanup() {
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
 . "$top/scripts/lib/bt.sh"
-ktap_plan 13
+ktap_plan 14
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest ebpf "needs root for bpftrace"
 command -v bpftrace >/dev/null || ktap_skip_rest ebpf "bpftrace not installed (apt-get install bpftrace)"
 command -v fio >/dev/null || ktap_skip_rest ebpf "fio not installed (apt-get install fio)"
@@ -102,6 +102,21 @@ if ! quick dblwr-wait.bt "untorn-latch.bt (USDT)"; then
 	batches=$(value "$scratch/dblwr-wait.out" "@batches[doublewrite]")
 	[ "${acq:-0}" -gt 0 ] && [ "$acq" = "$batches" ] && grep -q '^@hold_us\[' "$scratch/dblwr-wait.out"
 	ok $? "dblwr-wait.bt: one slot per doublewrite batch ($acq slots, $batches batches), hold times"
+fi
+
+# a store whose smallest redo log holds 8 writers back: paced seconds
+if ! quick writer-pacing.bt "untorn-latch.bt (USDT)"; then
+	"$UNTORN" init "$scratch/paced" --log-size 8M >/dev/null &&
+		"$UNTORN" load "$scratch/paced" --rows 40000 >/dev/null &&
+		bt_start writer-pacing "$UNTORN" &&
+		"$UNTORN" bench write "$scratch/paced" --regime flush --rows 40000 --pool 16M \
+			--warmup 0 --seconds 4 >"$scratch/paced.out" && bt_stop
+	paced=$(grep -cE '^[0-9:]{8} +[0-9]+ +[0-9]+ ' "$scratch/writer-pacing.out")
+	batches=$(value "$scratch/writer-pacing.out" "@batches[doublewrite]")
+	ckpts=$(value "$scratch/writer-pacing.out" "@checkpoints")
+	[ "$paced" -gt 0 ] && [ "${batches:-0}" -gt 0 ] && [ "${ckpts:-0}" -gt 0 ] &&
+		grep -q '^@rate_kb:' "$scratch/writer-pacing.out"
+	ok $? "writer-pacing.bt: $paced paced seconds with the rate and what it rests on, ${batches:-no} batches, ${ckpts:-no} checkpoints"
 fi
 
 bt_start uring && bench && bt_stop
