@@ -39,7 +39,7 @@ struct scan_yield {
 	uint64_t resumed_ns, resumed_work; /* when the last pause ended */
 	uint64_t decided_ns, decided_work; /* when the pause began */
 	uint64_t pausing; /* the pause asked for, until it ends */
-	uint64_t started_ns;
+	uint64_t started_ns; /* when the scan started: the first look is shorter */
 	uint64_t probed_ns; /* when a pause last looked for other work */
 	/* totals over the scan: the phases' lengths and the work in them */
 	uint64_t active_ns, active_work, paused_ns, paused_work;
