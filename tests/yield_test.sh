@@ -53,16 +53,28 @@ refused "--lra-size, --lra-sleep and --lra-spare are logical read-ahead's" bench
 refused "--baseline S runs the writers alone first: give --writers T too" bench scan s --baseline 2
 ok $fails "--lra-sleep with --lra-spare, --lra-spare 96 or not a number, on linear read-ahead, --baseline without writers: refused"
 
-"$UNTORN" bench scan s --writers 2 --baseline 1 --json >scan.json 2>scan.err &&
-	python3 - scan.json <<'PY'
+# the scan of 20 000 rows lasts a quarter of a second, its pauses most
+# of it: on a busy machine the writers' fsyncs can stall through all of
+# it (CI once saw no commit in the window).  Every run must give figures
+# that agree (none and no p99 when no commit ended in it); the writers
+# must have committed beside the scan in one of three.
+beside=0
+for run in 1 2 3; do
+	"$UNTORN" bench scan s --writers 2 --baseline 1 --json >scan.json 2>scan.err &&
+		python3 - scan.json <<'PY' || { beside=-1; break; }
 import json, sys
 r = json.load(open(sys.argv[1]))
 w, y = r["writers"], r["yield"]
 assert w["baseline_seconds"] == 1 and w["alone_tps"] > 0 and w["alone_p99_us"] > 0, w
-assert w["tps"] > 0 and w["p99_us"] > 0 and abs(w["tps_over_alone"] - w["tps"] / w["alone_tps"]) < 1e-6, w
+assert abs(w["tps_over_alone"] - w["tps"] / w["alone_tps"]) < 1e-6, w
+assert (w["tps"] > 0 and w["p99_us"] > 0) if w["transactions"] else (w["tps"] == 0 and w["p99_us"] == -1), w
 assert y["on"] and y["counted"] == "the writers' commits" and y["spare_pct"] == 75, y
 assert r["rows"] >= 20000, r["rows"]
 PY
+	grep -q '"transactions": [1-9]' scan.json && { beside=1; break; }
+	echo "# run $run: no commit ended in the scan's window: $(grep -o '"writers": {[^}]*' scan.json)"
+done
+[ $beside -eq 1 ]
 ok $? "bench scan --writers 2 --baseline 1: the writers alone and beside the scan (TPS, p99, the ratio), the yield counted in their commits"
 
 if [ "$(id -u)" -ne 0 ]; then

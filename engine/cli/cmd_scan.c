@@ -130,10 +130,13 @@ static void scan_print_text(const struct scan_run *r, double mbs, double avg)
 		       r->bound.position_ms, r->bound.page_ms, r->bound.seconds,
 		       (unsigned long long)r->bound.runs,
 		       st->seconds > 0 ? r->bound.seconds / st->seconds : 0);
-	if (r->writers)
+	if (r->writers && r->writer_txns)
 		printf("writers: %u threads committed %llu transactions during the scan, %.0f a second, p99 %.1f ms\n",
 		       r->writers, (unsigned long long)r->writer_txns,
 		       r->writer_tps, r->writer_p99_us / 1000);
+	else if (r->writers)
+		printf("writers: %u threads committed no transaction in the scan's %.3f s (it was shorter than a commit took, or they waited): no p99\n",
+		       r->writers, st->seconds);
 	if (r->baseline_s)
 		printf("writers alone for %llu s before the scan: %.0f a second, p99 %.1f ms; beside the scan %.2f of that\n",
 		       (unsigned long long)r->baseline_s, r->alone_tps,
@@ -205,7 +208,7 @@ static void scan_print(const struct scan_run *r)
 	json_u64(&j, "threads", r->writers);
 	json_u64(&j, "transactions", r->writer_txns);
 	json_f64(&j, "tps", r->writer_tps);
-	json_f64(&j, "p99_us", r->writer_p99_us);
+	json_f64(&j, "p99_us", r->writer_txns ? r->writer_p99_us : -1);
 	json_u64(&j, "baseline_seconds", r->baseline_s);
 	json_f64(&j, "alone_tps", r->baseline_s ? r->alone_tps : -1);
 	json_f64(&j, "alone_p99_us", r->baseline_s ? r->alone_p99_us : -1);
