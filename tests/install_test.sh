@@ -117,7 +117,7 @@ share=$prefix/usr/share/untorn
 missing=""
 for f in bin/untorn-fscheck bin/untorn-jw-write bin/untorn-mkfs-journal bin/untorn-mkfs-atomic bin/untorn-emulate-hdd \
 	 bin/untorn-profile bin/untorn-fio-compare bin/untorn-demo share/untorn/ebpf/pick \
-	 share/untorn/ebpf/jbd2-commit.bt share/untorn/ebpf/old/uring.bt share/untorn/fio-jobs/doublewrite.fio \
+	 share/untorn/ebpf/jbd2-commit.bt share/untorn/ebpf/old/uring.bt share/untorn/ebpf/old/uring-rw.bt share/untorn/fio-jobs/doublewrite.fio \
 	 share/untorn/fio-jobs/hdd.fio share/untorn/scripts/lib/common.sh \
 	 share/man/man1/untorn.1 share/man/man8/untorn-fscheck.8 share/man/man1/untorn-mkfs-journal.1 \
 	 share/man/man5/untorn-format.5 share/man/man7/untorn-guards.7; do
