@@ -41,6 +41,15 @@ static void test_scratch_remove(void)
 	nftw(test_scratch, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* Removes a case's own store under the scratch directory once the case
+ * passed, so that the cases after it find the room it took (a guest's
+ * small filesystem); a failed case's store stays for UNTORN_TEST_KEEP. */
+static inline void test_store_remove(const char *dir, int passed)
+{
+	if (passed)
+		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 /* Makes /tmp/untorn-<name>-<pid>-XXXXXX (or under $UNTORN_TEST_DIR),
  * removed at exit (kept after a failure with UNTORN_TEST_KEEP set). */
 static inline const char *test_scratch_dir(const char *name)
