@@ -755,7 +755,8 @@ int main(void)
 		trials, guard);
 	if (strcmp(guard, "doublewrite")) {
 		ktap_skip_case("a page write torn after k=1..3 blocks, then death: recovery restores it from the doublewrite buffer",
-			  "the store's guard is %s, which keeps no copy", guard);
+			       "the store's guard is %s, which keeps no copy",
+			       guard);
 	} else {
 		for (k = 1; k < 4; k++)
 			ok &= torn_page_restored(k);
