@@ -269,6 +269,33 @@ static long newest_block(const char *path, unsigned char *blk)
 	return best_off;
 }
 
+/*
+ * The payload length that cuts the newest block's last group short: one
+ * byte into the header of the last group that starts in the block, or one
+ * byte less where the block holds only the middle or end of a group.
+ * (Shortening by a fixed count could end exactly at a group's edge, a
+ * log that is whole.)  A block: LSN (8 bytes), payload length (2), the
+ * first group's offset in the block or 0 (2), payload from byte 12; a
+ * group: its length (4), its record count (2), its records.
+ */
+static uint16_t torn_length(const unsigned char *blk, uint16_t used)
+{
+	uint16_t first, last = 0;
+	uint32_t glen;
+	size_t g;
+
+	memcpy(&first, blk + 10, 2);
+	for (g = first; first && g < 12u + used; g += 6 + glen) {
+		last = g;
+		if (g + 6 > 12u + used)
+			break;
+		memcpy(&glen, blk + g, 4);
+	}
+	if (last)
+		return last - 12 + 1;
+	return used > 1 ? used - 1 : 0;
+}
+
 enum tail_damage {
 	TAIL_TORN, /* the last group loses its end: a torn write */
 	TAIL_GARBAGE, /* the last block's checksum no longer matches */
@@ -327,8 +354,7 @@ static int damaged_tail(enum tail_damage how, const char *want)
 	} else if (how == TAIL_ZEROED) {
 		memset(blk, 0, sizeof(blk));
 	} else {
-		used = used > 8 ? used - 8 :
-				  1; /* the last group loses its end */
+		used = torn_length(blk, used);
 		memcpy(blk + 8, &used, 2);
 		crc = ut_crc32c(0, blk, 508);
 		memcpy(blk + 508, &crc, 4);
