@@ -300,7 +300,8 @@ static int yield_valid(const struct ut_scan_opts *o,
 		       const struct ut_scan_yield *y)
 {
 	return !y || (o->readahead == UT_RA_LOGICAL && !o->sleep_ms &&
-		      y->spare_pct >= 1 && y->spare_pct <= 95 && y->other_work);
+		      y->spare_pct >= 1 && y->spare_pct <= 95 &&
+		      y->other_work && y->floor_per_s >= 0);
 }
 
 int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
@@ -359,7 +360,8 @@ int ut_scan_readahead_yield(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
 	if (!ra.sorted)
 		ret = -ENOMEM;
 	if (y)
-		scan_yield_start(&ra.yc, y->spare_pct / 100.0, ut_now_ns(),
+		scan_yield_start(&ra.yc, y->spare_pct / 100.0,
+				 y->floor_per_s / 1e9, ut_now_ns(),
 				 y->other_work(y->arg));
 	if (!ret)
 		ret = ut_btree_scan_hooked(&eng->tree, from, fn, user,

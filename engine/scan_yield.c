@@ -23,14 +23,19 @@
  * once work is seen, in the reads or in a look, a pause of a quarter
  * second that measures it; with no work seen there is no pause, and
  * every 10 s of scanning a look again (work of a few units a second
- * that the scan stops entirely can go unseen that long).
+ * that the scan stops entirely can go unseen that long).  Work that
+ * grows by no more than the floor a ns is none throughout: a scan that
+ * counts the sectors others move on its disk sees the filesystem's own
+ * commits and a logger's lines, a few a second, and pausing for them
+ * would slow it for nothing to spare.
  */
 #include "scan_yield.h"
 
-void scan_yield_start(struct scan_yield *y, double spare, uint64_t now_ns,
-		      uint64_t work)
+void scan_yield_start(struct scan_yield *y, double spare, double floor,
+		      uint64_t now_ns, uint64_t work)
 {
 	*y = (struct scan_yield){ .spare = spare,
+				  .floor = floor,
 				  .rate_alone = -1,
 				  .rate_reading = -1 };
 	y->resumed_ns = y->decided_ns = y->probed_ns = y->started_ns = now_ns;
@@ -40,6 +45,19 @@ void scan_yield_start(struct scan_yield *y, double spare, uint64_t now_ns,
 static uint64_t grew(uint64_t from, uint64_t to)
 {
 	return to > from ? to - from : 0;
+}
+
+/* work in ns is none: at or under the floor (0 work with no floor) */
+static int none(const struct scan_yield *y, uint64_t work, uint64_t ns)
+{
+	return work <= y->floor * ns;
+}
+
+/* none seen in the reads, nor in the pauses, since the rate was unknown */
+static int none_seen(const struct scan_yield *y)
+{
+	return none(y, y->seen_reading.work, y->seen_reading.ns) &&
+	       none(y, y->seen_paused.work, y->seen_paused.ns);
 }
 
 /* Adds a phase to its sample; 1 and *rate set when the sample is enough
@@ -81,11 +99,14 @@ static uint64_t measure(struct scan_yield *y, uint64_t now_ns)
 	return SCAN_YIELD_SAMPLE_NS - y->alone.ns;
 }
 
-/* The reads since the last pause: counted, and into their sample. */
-static void count_reads(struct scan_yield *y, uint64_t now_ns, uint64_t work,
-			uint64_t *active, uint64_t *done)
+/* The reads since the last pause: counted, and into their sample; 1 when
+ * they show other work (any, with no floor; else a sample of the reads
+ * over the floor: a unit in one short window is not a rate). */
+static int count_reads(struct scan_yield *y, uint64_t now_ns, uint64_t work,
+		       uint64_t *active, uint64_t *done)
 {
 	double rate;
+	int sampled;
 
 	*active = grew(y->resumed_ns, now_ns);
 	*done = grew(y->resumed_work, work);
@@ -93,25 +114,34 @@ static void count_reads(struct scan_yield *y, uint64_t now_ns, uint64_t work,
 	y->active_work += *done;
 	y->decided_ns = now_ns;
 	y->decided_work = work;
-	y->seen += *done;
-	if (sample_add(&y->reading, *active, *done, &rate)) {
+	y->seen_reading.work += *done;
+	y->seen_reading.ns += *active;
+	sampled = sample_add(&y->reading, *active, *done, &rate);
+	if (sampled) {
 		smooth(&y->rate_reading, rate);
-		y->none_reading = !rate;
+		y->none_reading = rate <= y->floor;
 	}
+	if (!y->floor)
+		return *done > 0;
+	return sampled && !y->none_reading;
 }
 
 static uint64_t pause_for(struct scan_yield *y, uint64_t now_ns, uint64_t work)
 {
 	double keep = y->spare, reading, p, most;
 	uint64_t active, done;
+	int work_reading = count_reads(y, now_ns, work, &active, &done);
 
-	count_reads(y, now_ns, work, &active, &done);
 	if (!active)
 		return 0;
-	if (y->rate_alone == 0 && done) /* work again: measure it */
-		y->rate_alone = -1, y->seen = done;
+	if (y->rate_alone == 0 && work_reading) { /* work again: measure it */
+		y->rate_alone = -1;
+		y->seen_reading = (struct scan_yield_sample){ active, done };
+		y->seen_paused = (struct scan_yield_sample){ 0 };
+	}
 	if (y->rate_alone < 0)
-		return y->seen ? measure(y, now_ns) : look(y, now_ns, active);
+		return none_seen(y) ? look(y, now_ns, active) :
+				      measure(y, now_ns);
 	if (y->rate_alone == 0)
 		return grew(y->probed_ns, now_ns) >= SCAN_YIELD_REPROBE_NS ?
 			       look(y, now_ns, active) :
@@ -166,13 +196,14 @@ uint64_t scan_yield_resumed(struct scan_yield *y, uint64_t now_ns,
 	y->paused_ns += paused;
 	y->paused_work += got;
 	y->pauses++;
-	y->seen += got;
-	if (y->rate_alone < 0 && !y->seen) {
+	y->seen_paused.work += got;
+	y->seen_paused.ns += paused;
+	if (y->rate_alone < 0 && none_seen(y)) {
 		y->rate_alone = 0; /* none in the reads, none in the look */
 		y->alone = (struct scan_yield_sample){ 0 };
 		return 0;
 	}
-	if (y->rate_alone == 0 && got) /* a look again found work */
+	if (y->rate_alone == 0 && !none(y, got, paused)) /* a look found work */
 		y->rate_alone = -1;
 	if (y->rate_alone == 0)
 		return 0;
@@ -182,7 +213,7 @@ uint64_t scan_yield_resumed(struct scan_yield *y, uint64_t now_ns,
 			return scan_yield_pause_more(y, now_ns, work);
 		return 0;
 	}
-	if (!rate && y->none_reading)
+	if (rate <= y->floor && y->none_reading)
 		y->rate_alone = 0; /* the work stopped */
 	else
 		smooth(&y->rate_alone, rate);

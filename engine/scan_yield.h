@@ -30,12 +30,15 @@ struct scan_yield_sample {
 
 struct scan_yield {
 	double spare; /* the share of its rate alone other work keeps */
+	double floor; /* other work a ns at or under which it is none */
 	double rate_alone; /* other work a ns while the scan pauses
 			    * (smoothed); < 0 not measured yet, 0 none seen */
 	double rate_reading; /* and while it reads; < 0 not measured yet */
 	int none_reading; /* the last sample of the reads saw none */
 	struct scan_yield_sample alone, reading;
-	uint64_t seen; /* work seen since rate_alone was last unknown */
+	/* work seen in the reads and in the pauses since rate_alone was last
+	 * unknown, and the time it was seen in */
+	struct scan_yield_sample seen_reading, seen_paused;
 	uint64_t resumed_ns, resumed_work; /* when the last pause ended */
 	uint64_t decided_ns, decided_work; /* when the pause began */
 	uint64_t pausing; /* the pause asked for, until it ends */
@@ -46,9 +49,10 @@ struct scan_yield {
 	uint64_t pauses;
 };
 
-/* The scan starts at now_ns, with the other work's counter at work. */
-void scan_yield_start(struct scan_yield *y, double spare, uint64_t now_ns,
-		      uint64_t work);
+/* The scan starts at now_ns, with the other work's counter at work; other
+ * work at floor a ns or less is none (0: any counts). */
+void scan_yield_start(struct scan_yield *y, double spare, double floor,
+		      uint64_t now_ns, uint64_t work);
 /* Before the next window: the pause to take, in ns (0: none). */
 uint64_t scan_yield_pause(struct scan_yield *y, uint64_t now_ns, uint64_t work);
 /* The scan ended at now_ns: its last reads counted, no pause. */

@@ -10,7 +10,9 @@
  * work's rate: the other work gets its share (not much more: the scan is
  * not slowed for nothing), no pause where nothing else works, none longer
  * than the most a share allows, and the pause follows work that starts
- * or stops in the middle of a scan.
+ * or stops in the middle of a scan; with a floor (the sectors others
+ * move on the disk), a trickle under it costs the scan nothing and work
+ * over it still gets its share.
  */
 #include <math.h>
 #include <stdint.h>
@@ -72,15 +74,21 @@ static void cycle(struct disk *d, uint64_t read_ns, int judged)
 		d->most_pause_over_read = (double)p / read_ns;
 }
 
-static void disk_start(struct disk *d, double rate, double hurt, double spare,
-		       double jitter)
+static void disk_start_floor(struct disk *d, double rate, double hurt,
+			     double spare, double jitter, double floor_per_s)
 {
 	memset(d, 0, sizeof(*d));
 	d->rate_alone = rate;
 	d->hurt = hurt;
 	d->jitter = jitter;
 	d->rng = 1;
-	scan_yield_start(&d->y, spare, 0, 0);
+	scan_yield_start(&d->y, spare, floor_per_s / NS, 0, 0);
+}
+
+static void disk_start(struct disk *d, double rate, double hurt, double spare,
+		       double jitter)
+{
+	disk_start_floor(d, rate, hurt, spare, jitter, 0);
 }
 
 /* The other work's share of its rate alone over the judged cycles, and
@@ -137,29 +145,36 @@ static void test_no_other_work(void)
 		100 * worst);
 }
 
+/* What a sweep found: points, those off their share, the lowest and
+ * highest share got over the share asked, the longest pause over the
+ * most the share allows. */
+struct sweep {
+	unsigned points, bad;
+	double lo, hi, most;
+};
+
 /* The sweep: what the scan leaves other work, the share asked for, the
- * window's time, the other work's rate. */
-static void test_sweep(void)
+ * window's time, the other work's rate (n_rates of rates), counted with a
+ * floor of floor_per_s. */
+static void sweep(const double *rates, unsigned n_rates, double floor_per_s,
+		  struct sweep *sw)
 {
 	static const double hurts[] = { 0, 0.05, 0.1, 0.3, 0.6, 0.95 };
 	static const double spares[] = { 0.5, 0.75, 0.9 };
 	static const uint64_t reads[] = { 20000000, 600000000, 3000000000 };
-	static const double rates[] = { 20, 74, 5000, 1e6 };
-	unsigned h, s, r, q, points = 0, bad = 0;
-	double lo = 9, hi = 0, most = 0;
+	unsigned h, s, r, q;
 	struct disk d;
 
+	*sw = (struct sweep){ .lo = 9 };
 	for (h = 0; h < sizeof(hurts) / sizeof(hurts[0]); h++)
 		for (s = 0; s < sizeof(spares) / sizeof(spares[0]); s++)
 			for (r = 0; r < sizeof(reads) / sizeof(reads[0]); r++)
-				for (q = 0;
-				     q < sizeof(rates) / sizeof(rates[0]);
-				     q++) {
+				for (q = 0; q < n_rates; q++) {
 					double sp = spares[s], got, want_hi;
 					int sparse;
 
-					disk_start(&d, rates[q], hurts[h], sp,
-						   0.5);
+					disk_start_floor(&d, rates[q], hurts[h],
+							 sp, 0.5, floor_per_s);
 					/* at least 120 s of reads: a few units
 					 * a window are counted over many */
 					run_cycles(&d, reads[r], 20,
@@ -174,37 +189,46 @@ static void test_sweep(void)
 					want_hi = (hurts[h] > sp ? hurts[h] :
 								   sp) +
 						  0.1;
-					points++;
+					sw->points++;
 					/* under a unit of work a window's time
 					 * the counts are coarse: within 0.1 */
 					sparse = rates[q] * reads[r] / NS < 1;
 					if (got < sp - (sparse ? 0.1 : 0.05) ||
 					    got > want_hi) {
-						bad++;
+						sw->bad++;
 						ktap_diag("rate %g/s, reads leave %.2f, share %.2f, windows of %.0f ms: other work got %.2f, scan %.2f of the time",
 							  rates[q], hurts[h],
 							  sp, reads[r] / 1e6,
 							  got, scan_share(&d));
 					}
-					if (got / sp < lo)
-						lo = got / sp;
-					if (got / sp > hi && hurts[h] < sp)
-						hi = got / sp;
+					if (got / sp < sw->lo)
+						sw->lo = got / sp;
+					if (got / sp > sw->hi && hurts[h] < sp)
+						sw->hi = got / sp;
 					/* the pauses that measure excepted: 250 ms */
 					if (d.most_pause_over_read /
 							    (sp / (1 - sp)) >
-						    most &&
+						    sw->most &&
 					    reads[r] * sp / (1 - sp) >
 						    SCAN_YIELD_SAMPLE_NS)
-						most = d.most_pause_over_read /
-						       (sp / (1 - sp));
+						sw->most =
+							d.most_pause_over_read /
+							(sp / (1 - sp));
 				}
-	ktap_ok(!bad,
+}
+
+static void test_sweep(void)
+{
+	static const double rates[] = { 20, 74, 5000, 1e6 };
+	struct sweep sw;
+
+	sweep(rates, sizeof(rates) / sizeof(rates[0]), 0, &sw);
+	ktap_ok(!sw.bad,
 		"sweep of %u points, 300 windows or 120 s of reads each: other work gets %.2f-%.2f of the share asked for (within -0.05/+0.1 of it; -0.1 under a unit of work a window)",
-		points, lo, hi);
-	ktap_ok(most <= 1.0001,
+		sw.points, sw.lo, sw.hi);
+	ktap_ok(sw.most <= 1.0001,
 		"no pause longer than the share allows (s/(1-s) of the reads, or the quarter second that measures the work; %.2f of it at most)",
-		most);
+		sw.most);
 }
 
 /* Other work that starts 60 s into a scan and stops 120 s later. */
@@ -231,11 +255,61 @@ static void test_work_comes_and_goes(void)
 		share_on, scan_off);
 }
 
+/* The sectors others move on the disk: a floor of 64 a second, as the
+ * command line sets it. */
+#define SECTORS_FLOOR 64
+
+/* A trickle under the floor (the filesystem's own commits: ~5 sectors a
+ * second on the HDD model), untouched by the scan or stopped by it: a
+ * scan of 10 s (1 200 000 rows on that disk) and one of 600 s read as if
+ * it were not there. */
+static void test_trickle(void)
+{
+	static const uint64_t reads[] = { 20000000, 600000000, 1000000000,
+					  3000000000 };
+	static const double rates[] = { 5, 30 };
+	static const double hurts[] = { 0, 1 };
+	double worst_short = 1, worst_long = 1;
+	unsigned i, q, h;
+	struct disk d;
+
+	for (i = 0; i < sizeof(reads) / sizeof(reads[0]); i++)
+		for (q = 0; q < sizeof(rates) / sizeof(rates[0]); q++)
+			for (h = 0; h < sizeof(hurts) / sizeof(hurts[0]); h++) {
+				disk_start_floor(&d, rates[q], hurts[h], 0.75,
+						 0.5, SECTORS_FLOOR);
+				run_scan(&d, reads[i], 10, 0);
+				if (scan_share(&d) < worst_short)
+					worst_short = scan_share(&d);
+				run_scan(&d, reads[i], 590, 0);
+				if (scan_share(&d) < worst_long)
+					worst_long = scan_share(&d);
+			}
+	ktap_ok(worst_short >= 0.97 && worst_long >= 0.99,
+		"a trickle of 5-30 a second under a floor of %d: the scan reads %.3f of the time at worst in its first 10 s, %.3f over 600 s (windows of 20 ms-3 s)",
+		SECTORS_FLOOR, worst_short, worst_long);
+}
+
+/* Work over the floor (4 times it and up) still gets its share. */
+static void test_floor_sweep(void)
+{
+	static const double rates[] = { 4 * SECTORS_FLOOR, 5000, 1e6 };
+	struct sweep sw;
+
+	sweep(rates, sizeof(rates) / sizeof(rates[0]), SECTORS_FLOOR, &sw);
+	ktap_ok(!sw.bad && sw.most <= 1.0001,
+		"with a floor of %d a second, work of %d-10^6 a second gets %.2f-%.2f of its share over %u points, no pause longer than the share allows (%.2f of it at most)",
+		SECTORS_FLOOR, 4 * SECTORS_FLOOR, sw.lo, sw.hi, sw.points,
+		sw.most);
+}
+
 int main(void)
 {
-	ktap_plan(4);
+	ktap_plan(6);
 	test_no_other_work();
 	test_sweep();
 	test_work_comes_and_goes();
+	test_trickle();
+	test_floor_sweep();
 	return ktap_finish();
 }

@@ -210,13 +210,16 @@ int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
  * the pauses: it follows the work as it changes).  other_work(arg) is a
  * count that grows with that work -- transactions committed, sectors
  * others moved on the device -- read at each window; where it does not
- * grow the scan does not pause (it looks again every 10 s).  The rest is
- * what the scan saw: for the results, not to be set.
+ * grow the scan does not pause (it looks again every 10 s), nor where it
+ * grows by no more than floor_per_s a second: a trickle the scan need not
+ * spare (0: any work counts).  The rest is what the scan saw: for the
+ * results, not to be set.
  */
 struct ut_scan_yield {
 	unsigned spare_pct; /* 1-95 */
 	uint64_t (*other_work)(void *arg);
 	void *arg;
+	double floor_per_s; /* other work a second counted as none */
 	double paused_seconds; /* the pauses, in all */
 	uint64_t pauses;
 	double other_rate_reading; /* other work a second while the scan
