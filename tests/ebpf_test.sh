@@ -203,7 +203,10 @@ if ! quick "torn-split.bt and jbd2-commit.bt filters" "the same scripts with the
 	grep -q "PID $$" "$scratch/torn-split.out" && echo "$tp" | grep -q 'one thread: 0;' &&
 		grep -q 'device 1:3' "$scratch/jbd2-commit.out" &&
 		! grep -q "^@commits\[$major, $minor\]" "$scratch/jbd2-commit.out"
-	ok $? "filters: torn-split.bt for PID $$ counts none of fio's pages, jbd2-commit.bt for device 1:3 none of the loop's commits"
+	rc=$?
+	ok $rc "filters: torn-split.bt for PID $$ counts none of fio's pages, jbd2-commit.bt for device 1:3 none of the loop's commits"
+	# what the scripts printed, where that is not so
+	[ $rc -eq 0 ] || tail -n 6 "$scratch/torn-split.out" "$scratch/jbd2-commit.out" | sed 's/^/# /'
 fi
 
 if ! quick_because fsync-latency.bt "syscall tracepoints are a stable ABI"; then
