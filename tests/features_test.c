@@ -7,8 +7,9 @@
  * retried without on EINVAL, as the ring does), registered files, statx
  * DIOALIGN and atomic write units, RWF_ATOMIC on an O_DIRECT write,
  * whether io_uring's buffered writes are punted to io-wq workers, what
- * O_DIRECT does on ext4 data=journal, and the tracepoints ebpf/ attaches
- * to.  A feature the kernel lacks is "ok #
+ * O_DIRECT does on ext4 data=journal, whether a directory's fsync commits
+ * ext4's journal (the journal guard's checkpoint), and the tracepoints
+ * ebpf/ attaches to.  A feature the kernel lacks is "ok #
  * SKIP <why>"; one it claims but that does not work is "not ok".  One
  * column of the kernel matrix.
  *
@@ -20,6 +21,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <liburing.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -384,6 +386,89 @@ static void feature_dj_odirect(const char *dir)
 	close(fd);
 }
 
+/* The commits jbd2 has made on the filesystem holding dir (the first
+ * number of /proc/fs/jbd2/DEV-8/info), or -1 with why set. */
+static long jbd2_commits(const char *dir, char *why, size_t len)
+{
+	char path[PATH_MAX], dev[PATH_MAX], *name;
+	struct stat st;
+	long n = -1;
+	FILE *f;
+
+	if (stat(dir, &st))
+		return snprintf(why, len, "stat: %s", strerror(errno)), -1;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(st.st_dev),
+		 minor(st.st_dev));
+	if (!realpath(path, dev))
+		return snprintf(why, len, "%s: %s", path, strerror(errno)), -1;
+	name = strrchr(dev, '/') + 1;
+	snprintf(path, sizeof(path), "/proc/fs/jbd2/%s-8/info", name);
+	f = fopen(path, "r");
+	if (!f)
+		return snprintf(why, len, "%s: %s", path, strerror(errno)), -1;
+	if (fscanf(f, "%ld transactions", &n) != 1) {
+		snprintf(why, len, "%s: no transaction count", path);
+		n = -1;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * The journal guard's checkpoint: a page written to a data=journal file
+ * and then the fsync of its directory, which must commit jbd2's running
+ * transaction (ext4_fsync_journal forces a full commit for anything but
+ * a regular file), not the data file's fdatasync (which since Linux 6.5
+ * also writes the pages home).  A commit is counted in /proc/fs/jbd2.
+ */
+static void feature_dir_commit(const char *dir)
+{
+	const char *name = "fsync of a directory commits ext4's journal";
+	char why[PATH_MAX + 64];
+	struct ut_fscaps caps;
+	long before, after;
+	void *buf;
+	int fd, dfd;
+
+	if (ut_fscaps_probe(dir, &caps) || caps.data_mode != UT_DATA_JOURNAL) {
+		ktap_skip_case(name,
+			       "the test directory is not on ext4 data=journal");
+		return;
+	}
+	fd = open(probe_path, O_RDWR);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	buf = calloc(1, PAGE);
+	if (fd < 0 || dfd < 0 || !buf) {
+		ktap_ok(0, "%s: cannot open %s or its directory: %s", name,
+			probe_path, strerror(errno));
+		goto out;
+	}
+	/* the commit interval's own commit, if one is due, goes by first */
+	if (fsync(dfd) || pwrite(fd, buf, PAGE, 0) != PAGE) {
+		ktap_ok(0, "%s: fsync or a 16 KiB write failed: %s", name,
+			strerror(errno));
+		goto out;
+	}
+	before = jbd2_commits(dir, why, sizeof(why));
+	if (before < 0) {
+		ktap_skip_case(name, "no jbd2 statistics: %s", why);
+		goto out;
+	}
+	after = fsync(dfd) ? -1 : jbd2_commits(dir, why, sizeof(why));
+	ktap_ok(after > before,
+		"%s: a 16 KiB write, then the directory's fsync: %ld commit(s) of jbd2 (%s)",
+		name, after - before,
+		after > before ?
+			"its page is in the journal" :
+			"none: the journal guard's checkpoint would not make pages durable here");
+out:
+	free(buf);
+	if (dfd >= 0)
+		close(dfd);
+	if (fd >= 0)
+		close(fd);
+}
+
 /*
  * tracefs mounted for the tracepoint cases: as root on a machine that has
  * not mounted it (a fresh CI machine), mount it, as bpftrace users must;
@@ -449,7 +534,7 @@ int main(void)
 	const char *dir = test_scratch_dir("features");
 	int fd, traced;
 
-	ktap_plan(15);
+	ktap_plan(16);
 	snprintf(probe_path, sizeof(probe_path), "%s/probe", dir);
 	fd = open(probe_path, O_RDWR | O_CREAT, 0600);
 	if (fd < 0 || ftruncate(fd, PROBE_BYTES)) {
@@ -474,6 +559,7 @@ int main(void)
 	feature_statx(dir);
 	feature_rwf_atomic();
 	feature_dj_odirect(dir);
+	feature_dir_commit(dir);
 	feature_bdev_atomic();
 	traced = tracefs_mount();
 	feature_tracepoint("block/block_io_start", "block/block_getrq",
