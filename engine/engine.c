@@ -61,9 +61,15 @@ static int engine_files(struct ut_engine *eng, const char *dir,
 	if (ret == -ENOENT && eng->guard.ops && eng->guard.ops->file)
 		ut_place_explain(dir, eng->guard.ops->file->name,
 				 eng->guard.ops->file->what, err);
-	if (ret)
+	if (ret) {
 		ut_redo_close(&eng->log);
-	return ret;
+		return ret;
+	}
+	/* the checkpoint slot is made durable the way the pages are */
+	if (eng->guard.ops->sync)
+		ut_store_set_slot_sync(eng->store, ut_guard_sync_writes,
+				       &eng->guard);
+	return 0;
 }
 
 /* The parts above the files: checkpoints, cleaners, the tree. */
@@ -102,6 +108,7 @@ static int engine_recover(struct ut_engine *eng, struct ut_recovery_report *rep,
 
 static void engine_files_close(struct ut_engine *eng)
 {
+	ut_store_set_slot_sync(eng->store, NULL, NULL);
 	ut_guard_close(&eng->guard);
 	ut_redo_close(&eng->log);
 }
@@ -232,6 +239,7 @@ void ut_engine_stats(struct ut_engine *eng, struct ut_engine_stats *s)
 	s->guard_copy_bytes = gs.copy_bytes;
 	s->guard_slot_waits = gs.slot_waits;
 	s->guard_slot_wait_ns = gs.slot_wait_ns;
+	s->guard_commits = gs.commits;
 	s->fsyncs = __atomic_load_n(&eng->log.fsyncs, __ATOMIC_RELAXED) +
 		    atomic_load(&eng->guard.data_fsyncs) + gs.fsyncs;
 	s->checkpoints = ut_checkpoint_count(&eng->ckpt);

@@ -9,7 +9,9 @@
 # without CAP_SYS_RESOURCE; a journal store
 # on a filesystem remounted data=ordered is refused on open, and works
 # again once data=journal is back; journal and atomic stores load,
-# benchmark and check clean.
+# benchmark and check clean; the journal guard's checkpoints commit ext4's
+# journal on data=journal and sync the data file where it is not
+# journalled (a store made --unsafe on data=ordered).
 set -u
 
 UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
@@ -22,7 +24,7 @@ cleanup() {
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/loopfs.sh"
-ktap_plan 14
+ktap_plan 15
 
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest guards "needs root for loop devices and mounts"
 for t in losetup mkfs.ext4 mkfs.xfs mount; do
@@ -84,10 +86,23 @@ else
 	ok $? "journal guard by chattr +j on nodelalloc: init, the files inherit +j, load, bench, check clean"
 fi
 
+# bench's JSON: checkpoints written, and the journal commits made for them
+commits() {
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["checkpoints"], d["journal_commits"])' "$1"
+}
+
 J=$scratch/journal/s
 "$UNTORN" init "$J" --guard journal >/dev/null && "$UNTORN" load "$J" --rows 20000 >/dev/null &&
-	"$UNTORN" bench write "$J" --threads 2 --seconds 1 >/dev/null && "$UNTORN" check "$J" >/dev/null
-ok $? "journal guard on data=journal: init, load, bench, check clean"
+	"$UNTORN" bench write "$J" --threads 2 --seconds 3 --json >"$scratch/bench.json" &&
+	"$UNTORN" check "$J" >/dev/null && read -r ckpts jcommits < <(commits "$scratch/bench.json") &&
+	[ "$ckpts" -gt 0 ] && [ "$jcommits" -ge "$ckpts" ]
+ok $? "journal guard on data=journal: init, load, bench, check clean; its ${ckpts:-?} checkpoints committed the journal (${jcommits:-?} commits), no data file sync"
+
+U=$scratch/ordered/u
+"$UNTORN" init "$U" --guard journal --unsafe >/dev/null && "$UNTORN" load "$U" --rows 20000 >/dev/null &&
+	"$UNTORN" bench write "$U" --threads 2 --seconds 3 --json >"$scratch/bench.json" &&
+	read -r ckpts jcommits < <(commits "$scratch/bench.json") && [ "$ckpts" -gt 0 ] && [ "$jcommits" -eq 0 ]
+ok $? "journal guard made --unsafe on data=ordered: its ${ckpts:-?} checkpoints sync the data file (${jcommits:-?} journal commits: none journals its pages)"
 
 umount "$scratch/journal" && mount "$dev_journal" "$scratch/journal"
 expect_fail "journal store on a filesystem remounted data=ordered: refused on open" "no longer safe" \

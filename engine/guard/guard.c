@@ -207,13 +207,34 @@ int ut_guard_sync_data(struct ut_open_guard *g, struct ut_guard_batch *b)
 	return sync_data_file(g, b->ring, &b->ios[0]);
 }
 
+int ut_guard_fdatasync(struct ut_open_guard *g)
+{
+	struct ut_ring *ring = ut_ring_thread();
+	struct ut_io io;
+
+	return ring ? sync_data_file(g, ring, &io) : -ENOMEM;
+}
+
+int ut_guard_sync_writes(void *arg)
+{
+	struct ut_open_guard *g = arg;
+
+	return g->ops->sync(g);
+}
+
 int ut_guard_sync(struct ut_open_guard *g)
 {
-	struct ut_ring *ring;
-	struct ut_io io;
+	int ret;
 
 	if (!atomic_load(&g->unsynced))
 		return 0;
-	ring = ut_ring_thread();
-	return ring ? sync_data_file(g, ring, &io) : -ENOMEM;
+	if (g->ops->sync) {
+		/* cleared first, as sync_data_file does */
+		atomic_store(&g->unsynced, 0);
+		ret = g->ops->sync(g);
+		if (ret)
+			ut_guard_mark_unsynced(g);
+		return ret;
+	}
+	return ut_guard_fdatasync(g);
 }

@@ -71,6 +71,8 @@ struct ut_guard_batch {
 struct ut_guard_stats {
 	uint64_t copy_bytes; /* page bytes written a second time */
 	uint64_t fsyncs; /* of the guard's own files */
+	uint64_t commits; /* of the filesystem's journal, in place of the
+			   * data file's sync (counted in fsyncs too) */
 	uint64_t slot_waits, slot_wait_ns; /* for a free slot of its copy */
 };
 
@@ -150,6 +152,10 @@ struct ut_guard_ops {
 	void (*close)(struct ut_open_guard *g);
 	/* writes the batch in place whole: 0 or -errno (required) */
 	int (*write)(struct ut_open_guard *g, struct ut_guard_batch *b);
+	/* every write to the data file so far made durable its own way,
+	 * in place of the data file's fdatasync: 0 or -errno (NULL: that
+	 * fdatasync) */
+	int (*sync)(struct ut_open_guard *g);
 	/* recovery, before redo: torn pages in data_fd (the buffered
 	 * descriptor) repaired from the guard's copy (NULL: no copy) */
 	int (*restore)(struct ut_open_guard *g, int data_fd,
@@ -206,8 +212,16 @@ int ut_guard_write_durable(struct ut_open_guard *g, struct ut_guard_batch *b,
 int ut_guard_sync_data(struct ut_open_guard *g, struct ut_guard_batch *b);
 void ut_guard_mark_unsynced(struct ut_open_guard *g);
 /* Every page written in place so far made durable: one fdatasync of the
- * data file, none when nothing was written since the last.  Before a
- * checkpoint moves past the pages' changes (checkpoint.c). */
+ * data file (or the guard's ops->sync), none when nothing was written
+ * since the last.  Before a checkpoint moves past the pages' changes
+ * (checkpoint.c). */
 int ut_guard_sync(struct ut_open_guard *g);
+/* The data file's fdatasync through io, unconditionally: what a guard's
+ * ops->sync falls back to where its own way does not apply. */
+int ut_guard_fdatasync(struct ut_open_guard *g);
+/* Every write to the data file so far made durable by the guard's
+ * ops->sync, whether pages were written or not: the store's checkpoint
+ * slot (ut_store_set_slot_sync; arg: the struct ut_open_guard). */
+int ut_guard_sync_writes(void *arg);
 
 #endif

@@ -6,12 +6,13 @@
  * module loaded each page is written through it into one jbd2
  * transaction (what makes single-LSN pages safe), unless UNTORN_JW=off.
  * Batches are not synced: the pages wait in the page cache and the
- * journal, and the fdatasync before each checkpoint commits them (ext4
- * absorbs the page writes sequentially in its journal and writes them
- * home later, coalesced; the WAL rule holds, as the redo is synced
- * before any page is written).
+ * journal, and a commit of the journal before each checkpoint makes
+ * them durable (ext4 absorbs the page writes sequentially in its journal
+ * and writes them home later, coalesced; the WAL rule holds, as the redo
+ * is synced before any page is written).
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <linux/fs.h>
@@ -23,10 +24,31 @@
 #include <untorn/sysio.h>
 #include "guard/guard.h"
 
-/* The guard's state: /dev/untorn_jw, or -1 (pages through pwrite). */
+/* The guard's state. */
 struct journal {
-	int jw_fd;
+	int jw_fd; /* /dev/untorn_jw, or -1 (pages through pwrite) */
+	int dir_fd; /* the store's directory: its fsync commits the journal */
+	int commit_only; /* ext4 journals the data file's writes */
+	atomic_uint_fast64_t commits;
 };
+
+/* Whether ext4 journals the writes to data_fd, a file in dir: mounted
+ * data=journal, or the file chattr +j where allocation is not delayed.
+ * Only then does a commit of the journal make them durable (a store made
+ * with --unsafe elsewhere has its data file synced). */
+static int data_journalled(const char *dir, int data_fd)
+{
+	struct ut_fscaps caps;
+	int flags = 0;
+
+	if (ut_fscaps_probe(dir, &caps) || strcmp(caps.mnt.fstype, "ext4") ||
+	    caps.no_journal)
+		return 0;
+	if (caps.data_mode == UT_DATA_JOURNAL)
+		return 1;
+	return !caps.delalloc && !ioctl(data_fd, FS_IOC_GETFLAGS, &flags) &&
+	       (flags & FS_JOURNAL_DATA_FL);
+}
 
 /*
  * On ext4 data=ordered mounted nodelalloc: per-file data journaling,
@@ -87,11 +109,20 @@ static int journal_open(struct ut_open_guard *g, const char *dir,
 	struct journal *j;
 	int fd;
 
-	(void)dir;
 	(void)uuid;
 	j = malloc(sizeof(*j));
 	if (!j)
 		return ut_err_set(err, -ENOMEM, "out of memory");
+	fd = ut_sys.open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	if (fd < 0) {
+		free(j);
+		return ut_err_set(err, fd,
+				  "%s: cannot open the store's directory: %s",
+				  dir, strerror(-fd));
+	}
+	j->dir_fd = fd;
+	j->commit_only = data_journalled(dir, g->data_fd);
+	atomic_init(&j->commits, 0);
 	j->jw_fd = -1;
 	if (ut_jw_engine_state() != UT_JW_OFF) {
 		fd = ut_jw_open();
@@ -107,6 +138,7 @@ static void journal_close(struct ut_open_guard *g)
 
 	if (j->jw_fd >= 0)
 		close(j->jw_fd);
+	ut_sys.close(j->dir_fd);
 	free(j);
 	g->priv = NULL;
 }
@@ -154,6 +186,43 @@ static int journal_write(struct ut_open_guard *g, struct ut_guard_batch *b)
 	ret = write_through_jw(g, j->jw_fd, b);
 	ut_guard_mark_unsynced(g);
 	return ret;
+}
+
+/*
+ * The checkpoint's sync: a commit of ext4's journal, not an fdatasync of
+ * the data file.  A page write that has returned is in a jbd2
+ * transaction (data=journal and chattr +j journal write(2)'s data as it
+ * is copied; untorn_jw its page), jbd2 commits transactions in order,
+ * and the fsync of a directory commits the running one whole
+ * (ext4_fsync_journal: a full commit, not a fast one, for anything but
+ * a regular file, since Linux 5.10): so once it returns, every page
+ * written before it is durable in the journal, which replays it at
+ * mount after a crash.  An fdatasync of the data file would do that
+ * too, but since Linux 6.5 it also writes home every page the journal
+ * holds for the file (ext4_writepages makes journalled data stable),
+ * one random write a page, about a second a checkpoint on a disk,
+ * while the journal writes them home later on its own, coalesced:
+ * docs/results/2026-11-28-journal-commit.md.
+ */
+static int journal_sync(struct ut_open_guard *g)
+{
+	struct journal *j = g->priv;
+	int ret;
+
+	if (!j->commit_only)
+		return ut_guard_fdatasync(g);
+	ret = ut_sys.fsync(j->dir_fd);
+	if (!ret)
+		atomic_fetch_add(&j->commits, 1);
+	return ret;
+}
+
+static void journal_stats(struct ut_open_guard *g, struct ut_guard_stats *s)
+{
+	struct journal *j = g->priv;
+
+	s->commits = atomic_load(&j->commits);
+	s->fsyncs = s->commits;
 }
 
 static const char *journal_writer(const struct ut_open_guard *g)
@@ -206,4 +275,6 @@ const struct ut_guard_ops ut_guard_journal = {
 	.open = journal_open,
 	.close = journal_close,
 	.write = journal_write,
+	.sync = journal_sync,
+	.stats = journal_stats,
 };

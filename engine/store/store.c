@@ -526,6 +526,13 @@ int ut_store_init(const char *dir, const struct ut_init_opts *opts,
 
 /* ---- checkpoint ----------------------------------------------------- */
 
+void ut_store_set_slot_sync(struct ut_store *st, int (*sync)(void *arg),
+			    void *arg)
+{
+	st->slot_sync = sync;
+	st->slot_sync_arg = arg;
+}
+
 int ut_store_write_checkpoint(struct ut_store *st, struct ut_ckpt *ck,
 			      struct ut_err *err)
 {
@@ -544,9 +551,15 @@ int ut_store_write_checkpoint(struct ut_store *st, struct ut_ckpt *ck,
 	ut_ckpt_encode(ck, st->sb.uuid, slot, sector);
 	ut_io_write(&io[0], st->data_fd, sector, UT_SB_SECTOR,
 		    (1 + slot) * UT_SB_SECTOR);
-	io[0].flags = UT_IO_LINK;
-	ut_io_fdatasync(&io[1], st->data_fd);
-	ret = ut_ring_run(ut_ring_thread(), io, 2);
+	if (st->slot_sync) {
+		ret = ut_ring_run(ut_ring_thread(), io, 1);
+		if (!ret)
+			ret = st->slot_sync(st->slot_sync_arg);
+	} else {
+		io[0].flags = UT_IO_LINK;
+		ut_io_fdatasync(&io[1], st->data_fd);
+		ret = ut_ring_run(ut_ring_thread(), io, 2);
+	}
 	free(sector);
 	if (ret)
 		return ut_err_set(err, ret,

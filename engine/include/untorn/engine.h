@@ -70,6 +70,9 @@ struct ut_engine_stats {
 	uint64_t log_pace_waits, log_pace_ns;
 	uint64_t checkpoint_age; /* redo bytes since the checkpoint, now */
 	uint64_t log_capacity;
+	/* the filesystem's journal committed in place of a data file sync
+	 * (the journal guard on ext4 data=journal; counted in fsyncs too) */
+	uint64_t guard_commits;
 };
 
 struct ut_engine;

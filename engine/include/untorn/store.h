@@ -37,6 +37,10 @@ struct ut_store {
 	int slot_err[2]; /* 0, or why that slot was refused */
 	uint64_t file_pages; /* pages the data file holds */
 	struct ut_ring *ring;
+	/* a checkpoint slot made durable by slot_sync(slot_sync_arg), not
+	 * the data file's fdatasync (ut_store_set_slot_sync) */
+	int (*slot_sync)(void *arg);
+	void *slot_sync_arg;
 };
 
 struct ut_init_opts {
@@ -96,8 +100,14 @@ int ut_lock_move_io(int data_fd, int page_fd);
 
 /* Makes the data file hold at least min_pages, in whole extents. */
 int ut_store_grow(struct ut_store *st, uint64_t min_pages, struct ut_err *err);
-/* Writes ck into the slot that is not current, then fdatasyncs. */
+/* Writes ck into the slot that is not current, then fdatasyncs (or
+ * calls the slot sync set below). */
 int ut_store_write_checkpoint(struct ut_store *st, struct ut_ckpt *ck,
 			      struct ut_err *err);
+/* A slot written is made durable by sync(arg) instead of the data file's
+ * fdatasync (NULL: the fdatasync again): where the page guard makes the
+ * data file's writes durable its own way, set while it is open. */
+void ut_store_set_slot_sync(struct ut_store *st, int (*sync)(void *arg),
+			    void *arg);
 
 #endif
