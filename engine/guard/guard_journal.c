@@ -32,22 +32,17 @@ struct journal {
 	atomic_uint_fast64_t commits;
 };
 
-/* Whether ext4 journals the writes to data_fd, a file in dir: mounted
- * data=journal, or the file chattr +j where allocation is not delayed.
- * Only then does a commit of the journal make them durable (a store made
- * with --unsafe elsewhere has its data file synced). */
-static int data_journalled(const char *dir, int data_fd)
+/* Whether ext4 journals the writes to the files in dir, the store's
+ * (the verdict's test).  Only then does a commit of the journal make
+ * them durable (a store made with --unsafe elsewhere has its data file
+ * synced). */
+static int data_journalled(const char *dir)
 {
 	struct ut_fscaps caps;
-	int flags = 0;
 
-	if (ut_fscaps_probe(dir, &caps) || strcmp(caps.mnt.fstype, "ext4") ||
-	    caps.no_journal)
-		return 0;
-	if (caps.data_mode == UT_DATA_JOURNAL)
-		return 1;
-	return !caps.delalloc && !ioctl(data_fd, FS_IOC_GETFLAGS, &flags) &&
-	       (flags & FS_JOURNAL_DATA_FL);
+	return !ut_fscaps_probe(dir, &caps) &&
+	       !strcmp(caps.mnt.fstype, "ext4") && !caps.no_journal &&
+	       ut_fscaps_data_journalled(&caps);
 }
 
 /*
@@ -121,7 +116,7 @@ static int journal_open(struct ut_open_guard *g, const char *dir,
 				  dir, strerror(-fd));
 	}
 	j->dir_fd = fd;
-	j->commit_only = data_journalled(dir, g->data_fd);
+	j->commit_only = data_journalled(dir);
 	atomic_init(&j->commits, 0);
 	j->jw_fd = -1;
 	if (ut_jw_engine_state() != UT_JW_OFF) {

@@ -500,6 +500,12 @@ static void probe_stack(struct ut_fscaps *c, dev_t dev)
 			     &c->stack);
 }
 
+int ut_fscaps_data_journalled(const struct ut_fscaps *c)
+{
+	return c->data_mode == UT_DATA_JOURNAL ||
+	       (c->journal_flag && !c->delalloc);
+}
+
 int ut_fscaps_probe(const char *path, struct ut_fscaps *c)
 {
 	char real[PATH_MAX];

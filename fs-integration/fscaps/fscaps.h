@@ -101,6 +101,10 @@ struct ut_verdict {
 /* Fills caps for path (which must exist).  Returns 0 or -errno. */
 int ut_fscaps_probe(const char *path, struct ut_fscaps *caps);
 
+/* Whether ext4 journals the file data under the path: mounted
+ * data=journal, or chattr +j where allocation is not delayed. */
+int ut_fscaps_data_journalled(const struct ut_fscaps *c);
+
 /*
  * The verdicts, one per kind of guard: is it safe for pages of page_size
  * bytes checksummed in blocks of block_size bytes (for a one-LSN-per-page

@@ -171,12 +171,6 @@ static int cow_proven(const struct ut_fscaps *c, struct ut_verdict *v)
 
 /* ext4 journals this path's file data: data=journal, or chattr +j on a
  * mount without delayed allocation (per-file data journaling) */
-static int data_journalled(const struct ut_fscaps *c)
-{
-	return c->data_mode == UT_DATA_JOURNAL ||
-	       (c->journal_flag && !c->delalloc);
-}
-
 /* How the data is journalled, for the reasons. */
 static const char *journalled_how(const struct ut_fscaps *c)
 {
@@ -234,7 +228,7 @@ static void journal_verdict(const struct ut_fscaps *c, uint32_t page_size,
 	}
 	if (no_journal(c, v))
 		return;
-	if (!data_journalled(c)) {
+	if (!ut_fscaps_data_journalled(c)) {
 		not_journalled(c, v);
 		return;
 	}
@@ -294,7 +288,7 @@ static int atomic_in_hardware(const struct ut_fscaps *c, uint32_t page_size)
 static void atomic_verdict(const struct ut_fscaps *c, uint32_t page_size,
 			   struct ut_verdict *v)
 {
-	if (data_journalled(c)) {
+	if (ut_fscaps_data_journalled(c)) {
 		say(c, v, 0,
 		    "use an XFS filesystem made with reflink ({mkfs-atomic}), or the journal guard here",
 		    "ext4 %s turns O_DIRECT into buffered writes, and RWF_ATOMIC needs O_DIRECT",
@@ -346,7 +340,7 @@ void ut_verdict_sector(const struct ut_fscaps *c, uint32_t page_size,
 		    t);
 		return;
 	}
-	if (data_journalled(c)) {
+	if (ut_fscaps_data_journalled(c)) {
 		say(c, v, 0, "use --guard journal, which this mount makes safe",
 		    "ext4 %s turns the sector guard's O_DIRECT writes into buffered ones, journalled like the journal guard's",
 		    journalled_how(c));
@@ -467,7 +461,7 @@ void ut_fscaps_innodb_verdict(const struct ut_fscaps *c, uint32_t page_size,
 	}
 	if (no_journal(c, v))
 		return;
-	if (data_journalled(c)) {
+	if (ut_fscaps_data_journalled(c)) {
 		journal_verdict(c, page_size, page_size, 0, v);
 		return;
 	}

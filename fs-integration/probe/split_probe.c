@@ -38,19 +38,13 @@ static int find_script(char *out, size_t len)
 	return ut_beside_exe(rel, 2, "torn-split.bt", out, len);
 }
 
-static int data_journalled(const struct ut_fscaps *c)
-{
-	return c->data_mode == UT_DATA_JOURNAL ||
-	       (c->journal_flag && !c->delalloc);
-}
-
 /* what the probe needs; 0, or 1 with why filled */
 static int cannot_probe(const struct ut_fscaps *c, char *script, size_t len,
 			struct ut_split_probe *r)
 {
 	const char *why = NULL;
 
-	if (!data_journalled(c))
+	if (!ut_fscaps_data_journalled(c))
 		why = "nothing to measure: file data is not journalled here, so a page write is in place and no transaction can split it";
 	else if (geteuid())
 		why = "needs root (bpftrace); run it with sudo for the figure";
