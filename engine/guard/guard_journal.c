@@ -32,19 +32,6 @@ struct journal {
 	atomic_uint_fast64_t commits;
 };
 
-/* Whether ext4 journals the writes to the files in dir, the store's
- * (the verdict's test).  Only then does a commit of the journal make
- * them durable (a store made with --unsafe elsewhere has its data file
- * synced). */
-static int data_journalled(const char *dir)
-{
-	struct ut_fscaps caps;
-
-	return !ut_fscaps_probe(dir, &caps) &&
-	       !strcmp(caps.mnt.fstype, "ext4") && !caps.no_journal &&
-	       ut_fscaps_data_journalled(&caps);
-}
-
 /*
  * On ext4 data=ordered mounted nodelalloc: per-file data journaling,
  * chattr +j on the store's directory, which the files made in it
@@ -116,7 +103,9 @@ static int journal_open(struct ut_open_guard *g, const char *dir,
 				  dir, strerror(-fd));
 	}
 	j->dir_fd = fd;
-	j->commit_only = data_journalled(dir);
+	/* only there does a commit of the journal make the pages durable (a
+	 * store made with --unsafe elsewhere has its data file synced) */
+	j->commit_only = ut_fscaps_dir_journals_data(dir);
 	atomic_init(&j->commits, 0);
 	j->jw_fd = -1;
 	if (ut_jw_engine_state() != UT_JW_OFF) {

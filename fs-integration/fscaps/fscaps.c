@@ -506,6 +506,15 @@ int ut_fscaps_data_journalled(const struct ut_fscaps *c)
 	       (c->journal_flag && !c->delalloc);
 }
 
+int ut_fscaps_dir_journals_data(const char *dir)
+{
+	struct ut_fscaps caps;
+
+	return !ut_fscaps_probe(dir, &caps) &&
+	       !strcmp(caps.mnt.fstype, "ext4") && !caps.no_journal &&
+	       ut_fscaps_data_journalled(&caps);
+}
+
 int ut_fscaps_probe(const char *path, struct ut_fscaps *c)
 {
 	char real[PATH_MAX];

@@ -105,6 +105,12 @@ int ut_fscaps_probe(const char *path, struct ut_fscaps *caps);
  * data=journal, or chattr +j where allocation is not delayed. */
 int ut_fscaps_data_journalled(const struct ut_fscaps *c);
 
+/* Whether ext4 journals the data of the files in dir (it has a journal,
+ * and ut_fscaps_data_journalled): then an fsync of dir commits the
+ * journal, which makes every write to them that returned before it
+ * durable.  0 where not, or where dir cannot be probed. */
+int ut_fscaps_dir_journals_data(const char *dir);
+
 /*
  * The verdicts, one per kind of guard: is it safe for pages of page_size
  * bytes checksummed in blocks of block_size bytes (for a one-LSN-per-page
