@@ -56,6 +56,14 @@ static int engine_files(struct ut_engine *eng, const char *dir,
 	if (ret)
 		return ret;
 	ut_redo_set_need_space(&eng->log, ut_flush_want_log_space, &eng->flush);
+	ret = ut_redo_commit_journal(&eng->log);
+	if (ret < 0) {
+		ut_err_set(err, ret,
+			   "%s: cannot open the redo log's directory: %s", path,
+			   strerror(-ret));
+		ut_redo_close(&eng->log);
+		return ret;
+	}
 	ret = ut_guard_open(&eng->guard, eng->store->sb.guard, &eng->geom,
 			    eng->store->page_fd, dir, eng->store->sb.uuid, err);
 	if (ret == -ENOENT && eng->guard.ops && eng->guard.ops->file)
@@ -240,6 +248,7 @@ void ut_engine_stats(struct ut_engine *eng, struct ut_engine_stats *s)
 	s->guard_slot_waits = gs.slot_waits;
 	s->guard_slot_wait_ns = gs.slot_wait_ns;
 	s->guard_commits = gs.commits;
+	s->redo_commits = __atomic_load_n(&eng->log.commits, __ATOMIC_RELAXED);
 	s->fsyncs = __atomic_load_n(&eng->log.fsyncs, __ATOMIC_RELAXED) +
 		    atomic_load(&eng->guard.data_fsyncs) + gs.fsyncs;
 	s->checkpoints = ut_checkpoint_count(&eng->ckpt);

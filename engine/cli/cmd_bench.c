@@ -337,6 +337,7 @@ static void stats_since(struct ut_engine_stats *a,
 	a->guard_slot_waits -= b->guard_slot_waits;
 	a->guard_slot_wait_ns -= b->guard_slot_wait_ns;
 	a->guard_commits -= b->guard_commits;
+	a->redo_commits -= b->redo_commits;
 	a->pool_reads -= b->pool_reads;
 	a->pool_hits -= b->pool_hits;
 	a->pool_misses -= b->pool_misses;
@@ -493,6 +494,7 @@ static void print_json(struct bench *b, const struct bench_result *r,
 		json_str(&j, "device_bytes_written", "unknown");
 	json_u64(&j, "fsyncs", r->st.fsyncs);
 	json_u64(&j, "journal_commits", r->st.guard_commits);
+	json_u64(&j, "redo_journal_commits", r->st.redo_commits);
 	json_u64(&j, "checkpoints", r->st.checkpoints);
 	json_u64(&j, "dblwr_waits", r->st.guard_slot_waits);
 	json_u64(&j, "dblwr_wait_ns", r->st.guard_slot_wait_ns);
@@ -550,6 +552,10 @@ static void print_table(struct bench *b, const struct bench_result *r)
 		printf("  %-22s %12llu (in place of the data file's syncs)\n",
 		       "journal commits",
 		       (unsigned long long)r->st.guard_commits);
+	if (r->st.redo_commits)
+		printf("  %-22s %12llu (in place of the redo log's syncs)\n",
+		       "redo journal commits",
+		       (unsigned long long)r->st.redo_commits);
 	printf("  %-22s %12.3f ms (%llu waits)\n", "log space wait",
 	       r->st.log_space_wait_ns / 1e6,
 	       (unsigned long long)r->st.log_space_waits);

@@ -4,6 +4,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 #include <untorn/crc32c.h>
 #include <untorn/sysio.h>
+#include "fscaps.h"
 #include "base/probes.h"
 #include "base/bytes.h"
 #include "io/file.h"
@@ -152,6 +155,7 @@ int ut_redo_open(struct ut_redo *log, const char *path, const uint8_t uuid[16],
 	int ret;
 
 	memset(log, 0, sizeof(*log));
+	log->commit_fd = -1;
 	snprintf(log->path, sizeof(log->path), "%s", path);
 	log->fd = ut_sys.open(path, O_RDWR, 0);
 	if (log->fd < 0)
@@ -210,7 +214,38 @@ void ut_redo_close(struct ut_redo *log)
 	pthread_cond_destroy(&log->space_cond);
 	free(log->buf);
 	free(log->wbuf);
+	if (log->commit_fd >= 0)
+		ut_sys.close(log->commit_fd);
 	ut_sys.close(log->fd);
+}
+
+int ut_redo_commit_journal(struct ut_redo *log)
+{
+	char real[PATH_MAX], *dir;
+	struct stat file_st, dir_st;
+	int fd, ret;
+
+	/* the directory the log's file is in, through a link to its own
+	 * filesystem (init --redo-dir) */
+	if (!realpath(log->path, real))
+		return -errno;
+	dir = dirname(real);
+	if (!ut_fscaps_dir_journals_data(dir))
+		return 0;
+	fd = ut_sys.open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return fd;
+	/* the file on the directory's filesystem (not a bind mount of a
+	 * file from another), whose journal the fsync commits */
+	ret = ut_sys.fstat(log->fd, &file_st);
+	if (!ret)
+		ret = ut_sys.fstat(fd, &dir_st);
+	if (ret || file_st.st_dev != dir_st.st_dev) {
+		ut_sys.close(fd);
+		return ret;
+	}
+	log->commit_fd = fd;
+	return 1;
 }
 
 void ut_redo_start(struct ut_redo *log, uint64_t lsn, uint64_t ckpt)
@@ -353,13 +388,18 @@ static int log_write(struct ut_redo *log, uint64_t from, size_t len)
 	if (first < len)
 		ut_io_write(&ios[n++], log->fd, log->wbuf + first, len - first,
 			    UT_LOG_HDR_SIZE);
-	ut_io_fdatasync(&ios[n++], log->fd);
+	/* an fsync of the directory commits ext4's journal whole
+	 * (ut_redo_commit_journal) */
+	ut_io_fdatasync(&ios[n++],
+			log->commit_fd >= 0 ? log->commit_fd : log->fd);
 	ios[0].flags = UT_IO_LINK;
 	if (n == 3)
 		ios[1].flags = UT_IO_LINK;
 	/* the writer holds no lock here: ut_engine_stats reads these */
 	__atomic_fetch_add(&log->writes, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&log->fsyncs, 1, __ATOMIC_RELAXED);
+	if (log->commit_fd >= 0)
+		__atomic_fetch_add(&log->commits, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&log->bytes_written, len, __ATOMIC_RELAXED);
 	return ut_ring_run(ring, ios, n);
 }

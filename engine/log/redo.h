@@ -75,6 +75,10 @@ struct ut_redo {
 	void (*need_space)(void *arg); /* asks for a checkpoint */
 	void *need_space_arg;
 	uint64_t writes, fsyncs, bytes_written;
+	/* the log's directory where ext4 journals the log's data: its fsync
+	 * commits the journal in place of the log's fdatasync (else -1) */
+	int commit_fd;
+	uint64_t commits; /* syncs that were such commits */
 	uint64_t groups_appended, groups_written; /* mtr groups */
 };
 
@@ -84,6 +88,17 @@ int ut_redo_create(const char *path, uint64_t size, const uint8_t uuid[16],
 int ut_redo_open(struct ut_redo *log, const char *path, const uint8_t uuid[16],
 		 struct ut_err *err);
 void ut_redo_close(struct ut_redo *log);
+/*
+ * Makes each group commit durable by a commit of ext4's journal (an
+ * fsync of the log's directory) instead of the log file's fdatasync,
+ * where ext4 journals the log's data (data=journal, or chattr +j without
+ * delalloc): the log's write is in a jbd2 transaction once it returns,
+ * and the commit makes it durable, while since Linux 6.5 the fdatasync
+ * also writes every journalled block of the file home and waits.
+ * Returns 1 if so, 0 where the log's data is not journalled (it keeps
+ * its fdatasync), or -errno.
+ */
+int ut_redo_commit_journal(struct ut_redo *log);
 /* Writes the whole circular area back to what a new log holds (unused
  * blocks, or zeros in format 1) and syncs it: after damage was accepted,
  * so that the damaged blocks do not stay in the circle. */

@@ -73,6 +73,9 @@ struct ut_engine_stats {
 	/* the filesystem's journal committed in place of a data file sync
 	 * (the journal guard on ext4 data=journal; counted in fsyncs too) */
 	uint64_t guard_commits;
+	/* the same in place of the redo log's fdatasync, where ext4
+	 * journals the log's data (counted in fsyncs too) */
+	uint64_t redo_commits;
 };
 
 struct ut_engine;
