@@ -169,8 +169,6 @@ static int cow_proven(const struct ut_fscaps *c, struct ut_verdict *v)
 	return 1;
 }
 
-/* ext4 journals this path's file data: data=journal, or chattr +j on a
- * mount without delayed allocation (per-file data journaling) */
 /* How the data is journalled, for the reasons. */
 static const char *journalled_how(const struct ut_fscaps *c)
 {
