@@ -386,23 +386,18 @@ static void feature_dj_odirect(const char *dir)
 	close(fd);
 }
 
-/* The commits jbd2 has made on the filesystem holding dir (the first
- * number of /proc/fs/jbd2/DEV-8/info), or -1 with why set. */
-static long jbd2_commits(const char *dir, char *why, size_t len)
+/* The commits jbd2 has made on the filesystem caps describes (the first
+ * number of /proc/fs/jbd2/DEV-8/info, DEV the device fscaps found), or
+ * -1 with why set. */
+static long jbd2_commits(const struct ut_fscaps *caps, char *why, size_t len)
 {
-	char path[PATH_MAX], dev[PATH_MAX], *name;
-	struct stat st;
+	char path[PATH_MAX];
 	long n = -1;
 	FILE *f;
 
-	if (stat(dir, &st))
-		return snprintf(why, len, "stat: %s", strerror(errno)), -1;
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(st.st_dev),
-		 minor(st.st_dev));
-	if (!realpath(path, dev))
-		return snprintf(why, len, "%s: %s", path, strerror(errno)), -1;
-	name = strrchr(dev, '/') + 1;
-	snprintf(path, sizeof(path), "/proc/fs/jbd2/%s-8/info", name);
+	if (!caps->dev_name[0])
+		return snprintf(why, len, "no block device found"), -1;
+	snprintf(path, sizeof(path), "/proc/fs/jbd2/%s-8/info", caps->dev_name);
 	f = fopen(path, "r");
 	if (!f)
 		return snprintf(why, len, "%s: %s", path, strerror(errno)), -1;
@@ -449,12 +444,12 @@ static void feature_dir_commit(const char *dir)
 			strerror(errno));
 		goto out;
 	}
-	before = jbd2_commits(dir, why, sizeof(why));
+	before = jbd2_commits(&caps, why, sizeof(why));
 	if (before < 0) {
 		ktap_skip_case(name, "no jbd2 statistics: %s", why);
 		goto out;
 	}
-	after = fsync(dfd) ? -1 : jbd2_commits(dir, why, sizeof(why));
+	after = fsync(dfd) ? -1 : jbd2_commits(&caps, why, sizeof(why));
 	ktap_ok(after > before,
 		"%s: a 16 KiB write, then the directory's fsync: %ld commit(s) of jbd2 (%s)",
 		name, after - before,
