@@ -22,7 +22,18 @@
 
 #define LOG_MAGIC "UNTORNLG"
 #define LOG_VERSION 2u /* 1: circular area left zero */
-#define LOG_BUF_SIZE (8u << 20)
+/*
+ * The log buffer: what writers may append while the group commit before
+ * theirs is under way, half the log up to 32 MiB (at least 8).  Half a
+ * second of redo is not enough where a commit can take a second: on
+ * ext4 data=journal the kernel's writeback of the data file queues
+ * ahead of the journal's commit, and with 8 MiB the writers waited
+ * for it every half-minute (docs/results/2026-11-29-log-buffer.md).
+ * A format 1 log keeps 8 MiB: its recovery tells a torn write's zeros
+ * from damage by how far one write can reach (redo_scan.c).
+ */
+#define LOG_BUF_MIN (8u << 20)
+#define LOG_BUF_MAX (32u << 20)
 #define BLK_LSN 0
 #define BLK_DATA_LEN 8
 #define BLK_FIRST_GROUP 10
@@ -146,6 +157,16 @@ static int log_check_header(const unsigned char *hdr, const uint8_t uuid[16],
 	return 0;
 }
 
+/* The log buffer's size for this log (LOG_BUF_MIN..LOG_BUF_MAX). */
+static size_t log_buf_size(const struct ut_redo *log)
+{
+	uint64_t half = log->capacity / 2 / UT_LOG_BLOCK * UT_LOG_BLOCK;
+
+	if (!log->filled || half < LOG_BUF_MIN)
+		return LOG_BUF_MIN;
+	return half > LOG_BUF_MAX ? LOG_BUF_MAX : half;
+}
+
 int ut_redo_open(struct ut_redo *log, const char *path, const uint8_t uuid[16],
 		 struct ut_err *err)
 {
@@ -164,9 +185,7 @@ int ut_redo_open(struct ut_redo *log, const char *path, const uint8_t uuid[16],
 				  path, strerror(-log->fd), UT_LOG_FILE);
 	ret = -ENOMEM;
 	hdr = ut_io_alloc(UT_LOG_HDR_SIZE);
-	log->buf = ut_io_alloc(LOG_BUF_SIZE);
-	log->wbuf = ut_io_alloc(LOG_BUF_SIZE);
-	if (!hdr || !log->buf || !log->wbuf)
+	if (!hdr)
 		goto out_free;
 	n = ut_sys.pread(log->fd, hdr, UT_LOG_HDR_SIZE, 0);
 	ret = n == UT_LOG_HDR_SIZE ? log_check_header(hdr, uuid, &log->capacity,
@@ -193,7 +212,13 @@ int ut_redo_open(struct ut_redo *log, const char *path, const uint8_t uuid[16],
 		goto out_free;
 	}
 	free(hdr);
-	log->buf_size = LOG_BUF_SIZE;
+	hdr = NULL;
+	log->buf_size = log_buf_size(log);
+	ret = -ENOMEM;
+	log->buf = ut_io_alloc(log->buf_size);
+	log->wbuf = ut_io_alloc(log->buf_size);
+	if (!log->buf || !log->wbuf)
+		goto out_free;
 	ut_mutex_init(&log->mutex, UT_LATCH_LOG);
 	ut_cond_init(&log->flushed_cond);
 	ut_cond_init(&log->space_cond);
