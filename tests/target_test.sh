@@ -28,7 +28,7 @@ cleanup() {
 }
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 17
+ktap_plan 18
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest target "needs root for loop devices, mkfs and mounts"
 losetup -f >/dev/null 2>&1 || ktap_skip_rest target "no free loop device"
 
@@ -251,5 +251,17 @@ r1=$?
 r2=$?
 [ $r1 -eq 2 ] && [ $r2 -eq 2 ] && grep -q "give one" "$scratch/e1" && grep -q "go with --target" "$scratch/e2"
 ok $? "--target with --devices, --destroy without --target: exit 2, one line"
+
+# 18: a list of pacing modes runs each and leaves no work directory
+# (its report was exec'd, which skipped the exit trap's cleanup)
+"$bm" --target "$d" --guards none "${quick[@]}" --calibrate 0 --pacing forecast,off \
+	--out "$scratch/o-pl" >"$scratch/out" 2>&1 &
+pid=$!
+wait $pid
+rc=$?
+left=$(find /var/tmp -maxdepth 1 -name "untorn-bench-matrix-$pid-*" | wc -l)
+[ $rc -eq 0 ] && [ "$left" -eq 0 ] && [ -s "$scratch/o-pl/pacing-off/matrix.json" ] &&
+	[ -s "$scratch/o-pl/sweep.json" ]
+ok $? "--pacing forecast,off: both modes run and reported, no work directory left (exit $rc, $left left)"
 
 ktap_finish
