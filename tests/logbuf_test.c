@@ -54,9 +54,9 @@ static int append(unsigned log_mib, int format1, unsigned mib, uint64_t *writes,
 	static unsigned char group[GROUP];
 	struct ut_redo log;
 	struct ut_err err;
-	uint64_t start, end, done = 0;
+	uint64_t start, end, done;
 	char path[400];
-	int ret;
+	int ret = 0;
 
 	test_path(path, sizeof(path), "untorn.redo");
 	if (make_log(path, log_mib, format1))
@@ -67,7 +67,7 @@ static int append(unsigned log_mib, int format1, unsigned mib, uint64_t *writes,
 	}
 	ut_redo_start(&log, UT_LOG_BLOCK_HDR, UT_LOG_BLOCK_HDR);
 	put_le32(group, GROUP - UT_LOG_GROUP_HDR);
-	for (ret = 0; !ret && done < mib * MIB; done += GROUP) {
+	for (done = 0; done < mib * MIB; done += GROUP) {
 		ret = ut_redo_reserve(&log, GROUP);
 		if (ret)
 			break;
