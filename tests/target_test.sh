@@ -94,11 +94,11 @@ echo 'label: gpt' | sfdisk -q "$dev" >/dev/null 2>&1
 before=$(head_sum "$dev")
 refused "a device with a partition table: refused untouched" "partition table (gpt)" "$dev" \
 	--target "$dev" "${quick[@]}"
-"$bm" --target "$dev" "${quick[@]}" --destroy --dry-run >"$scratch/out" 2>&1
+"$bm" --target "$dev" "${quick[@]}" --destroy --dry-run --log-size 32M >"$scratch/out" 2>&1
 rc=$?
 [ $rc -eq 0 ] && grep -q "nothing is changed" "$scratch/out" && grep -q "mkfs destroys" "$scratch/out" &&
-	[ "$before" = "$(head_sum "$dev")" ]
-ok $? "with --destroy (and --dry-run): accepted, every step printed, nothing changed"
+	grep -q -- "init STORE .*--log-size 33554432" "$scratch/out" && [ "$before" = "$(head_sum "$dev")" ]
+ok $? "with --destroy (and --dry-run, --log-size): accepted, every step printed (init with the log's size), nothing changed"
 
 # 5: mounted; 6: a partition of it mounted; 7: a loop device on it; 8: too small
 blank_dev 3G
