@@ -2,10 +2,10 @@
 /*
  * logbuf_test.c - the redo log's buffer: how much writers may append
  * while no group commit completes, before one of them has to write the
- * log itself and wait.  Half the log up to 32 MiB, at least 8, in a
+ * log itself and wait.  Half the log up to 64 MiB, at least 8, in a
  * format 2 log: on ext4 data=journal a commit can take a second behind
  * the kernel's writeback, and with 8 MiB (half a second of redo) the
- * writers waited for it.  A format 1 log keeps 8 MiB, as its recovery
+ * writers waited for it; with 32 MiB, those of a 256 MiB log.  A format 1 log keeps 8 MiB, as its recovery
  * tells a torn write's zeros from damage by how far one write reaches.
  * The longest group, half the buffer, follows.
  */
@@ -97,13 +97,15 @@ static void check(unsigned log_mib, int format1, unsigned mib, int written,
 
 int main(void)
 {
-	ktap_plan(5);
+	ktap_plan(6);
 	test_scratch_dir("logbuf");
 	check(64, 0, 24, 0, 15 * MIB, 16 * MIB,
 	      "a 32 MiB buffer: over a second of redo at 20 MB/s");
 	check(64, 0, 40, 1, 15 * MIB, 16 * MIB,
 	      "past the buffer a writer writes");
-	check(256, 0, 40, 1, 15 * MIB, 16 * MIB, "no more than 32 MiB");
+	check(256, 0, 56, 0, 30 * MIB, 32 * MIB,
+	      "a 64 MiB buffer: over a second of a large log's 45 MB/s");
+	check(512, 0, 72, 1, 30 * MIB, 32 * MIB, "no more than 64 MiB");
 	check(16, 0, 12, 1, 3 * MIB, 4 * MIB, "half a small log: 8 MiB");
 	check(64, 1, 12, 1, 3 * MIB, 4 * MIB,
 	      "format 1: 8 MiB, the reach its recovery assumes");

@@ -24,16 +24,19 @@
 #define LOG_VERSION 2u /* 1: circular area left zero */
 /*
  * The log buffer: what writers may append while the group commit before
- * theirs is under way, half the log up to 32 MiB (at least 8).  Half a
+ * theirs is under way, half the log up to 64 MiB (at least 8).  Half a
  * second of redo is not enough where a commit can take a second: on
  * ext4 data=journal the kernel's writeback of the data file queues
  * ahead of the journal's commit, and with 8 MiB the writers waited
- * for it every half-minute (docs/results/2026-11-29-log-buffer.md).
+ * for it every half-minute (docs/results/2026-11-29-log-buffer.md);
+ * a larger log runs more redo a second through longer held commits,
+ * and 32 MiB stopped a 256 MiB log's writers at every writeback
+ * (docs/results/2026-11-29-journal-stall-room.md).
  * A format 1 log keeps 8 MiB: its recovery tells a torn write's zeros
  * from damage by how far one write can reach (redo_scan.c).
  */
 #define LOG_BUF_MIN (8u << 20)
-#define LOG_BUF_MAX (32u << 20)
+#define LOG_BUF_MAX (64u << 20)
 #define BLK_LSN 0
 #define BLK_DATA_LEN 8
 #define BLK_FIRST_GROUP 10
