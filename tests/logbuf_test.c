@@ -5,8 +5,9 @@
  * log itself and wait.  Half the log up to 64 MiB, at least 8, in a
  * format 2 log: on ext4 data=journal a commit can take a second behind
  * the kernel's writeback, and with 8 MiB (half a second of redo) the
- * writers waited for it; with 32 MiB, those of a 256 MiB log.  A format 1 log keeps 8 MiB, as its recovery
- * tells a torn write's zeros from damage by how far one write reaches.
+ * writers waited for it; with 32 MiB, those of a 256 MiB log.  A format
+ * 1 log keeps 8 MiB, as its recovery tells a torn write's zeros from
+ * damage by how far one write reaches.
  * The longest group, half the buffer, follows.
  */
 #include <stdint.h>

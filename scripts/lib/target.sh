@@ -106,12 +106,13 @@ target_check_dir() {
 		die "$name: $(human "$avail") free, $what needs $(human "$need"); $fix"
 }
 
-# target_need_bytes ROWS: room for a store of ROWS rows (about 200 bytes
-# a row in 16 KiB pages at the fill a random load leaves, doubled), its
-# 64 MiB log and doublewrite area, and the calibration's 1 GiB file
-# (UNTORN_TARGET_NEED overrides it: the tests' full disk)
+# target_need_bytes ROWS [LOG-BYTES]: room for a store of ROWS rows
+# (about 200 bytes a row in 16 KiB pages at the fill a random load
+# leaves, doubled), its log (64 MiB unless given) and doublewrite area,
+# and the calibration's 1 GiB file (UNTORN_TARGET_NEED overrides it: the
+# tests' full disk)
 target_need_bytes() {
-	echo "${UNTORN_TARGET_NEED:-$(($1 * 400 + (1280 << 20)))}"
+	echo "${UNTORN_TARGET_NEED:-$(($1 * 400 + (1216 << 20) + (${2:-64 << 20})))}"
 }
 
 # target_facts PATH JSON-FILE [DEVICE]: the target's facts as one JSON
