@@ -772,6 +772,47 @@ static void test_forecast_light(void)
 		(unsigned long long)asked, p.rate / MIB);
 }
 
+/* One stall of the cleaners, 0.8 s, after 5 s of steady page writes: the
+ * writers add share_pct of their rate through it, at age: what the
+ * forecast keeps room for afterwards (its stall_max, in seconds). */
+static double stall_room_after(unsigned share_pct, uint64_t age)
+{
+	struct ut_pace_sample ps = { 0 };
+	struct ut_redo_pace p;
+	uint64_t i, pages = 0;
+	double cur = 1;
+
+	ut_redo_pace_init(&p, CAPACITY);
+	ut_redo_pace_forecast(&p, UT_LOG_EAGER_AGE(CAPACITY));
+	for (i = 1; i <= 58; i++) {
+		int stalled = i > 50;
+
+		cur += (p.rate ? p.rate : 8 * MIB) * 0.1 *
+		       (stalled ? share_pct / 100.0 : 1);
+		pages += stalled ? 0 : 30;
+		ps.now_ns = i * UT_PACE_ADJUST_NS;
+		ps.cur_lsn = (uint64_t)cur;
+		ps.age = ps.flush_age = age;
+		ps.head_lsn = ps.cur_lsn - 4096;
+		ps.n_dirty = 1000;
+		ps.pages_written = pages;
+		ut_redo_pace_adjust(&p, &ps);
+	}
+	return p.stall_max;
+}
+
+static void test_forecast_stall_room(void)
+{
+	uint64_t mid = CAPACITY / 2, urgent = UT_PACE_URGENT(CAPACITY);
+	double free_s = stall_room_after(100, mid),
+	       held_s = stall_room_after(10, mid),
+	       stop_s = stall_room_after(10, urgent);
+
+	ktap_ok(free_s >= 0.7 && held_s <= 0.2 && stop_s >= 0.7,
+		"forecast pacing: the room for a 0.8 s stall of the cleaners follows the redo the writers added through it (%.2f s at their rate, %.2f s at a tenth of it, %.2f s near the stop, where the log held them)",
+		free_s, held_s, stop_s);
+}
+
 static void test_pace_off(void)
 {
 	struct ut_redo_pace p;
@@ -791,7 +832,7 @@ static void test_pace_off(void)
 
 int main(void)
 {
-	ktap_plan(9 + 2 * (int)SIM_POINTS);
+	ktap_plan(10 + 2 * (int)SIM_POINTS);
 	test_pct();
 	test_target_bounds();
 	test_steady();
@@ -800,6 +841,7 @@ int main(void)
 	test_idle();
 	test_pace_off();
 	test_forecast_light();
+	test_forecast_stall_room();
 	test_pace_hot_pages();
 	test_sweep();
 	return ktap_finish();

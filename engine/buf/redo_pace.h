@@ -87,7 +87,11 @@ struct ut_redo_pace {
 	double rate_s; /* seconds of windows averaged into page_rate */
 	uint64_t pages_written; /* at the last adjustment */
 	double stall_s; /* the cleaners have had work and written nothing */
-	double stall_max; /* the longest such stall lately */
+	/* the longest such stall lately, in seconds of redo at the rate:
+	 * what the writers added through it over the rate they had */
+	double stall_max;
+	uint64_t sample_lsn; /* the log's head at the last sample */
+	uint64_t stall_lsn; /* and at the last sample before the stall */
 	uint64_t on_ns; /* when pacing last began */
 };
 
