@@ -43,10 +43,12 @@ def table(runs, order, modes):
     by = {(r["device"], r["threads"], r["rows"], r["pacing_mode"], r["guard"]): r for r in runs}
     print("\nsweep: side by side (worst/med, <half, <1/4 over the measured seconds;"
           " settle from the writers' start; logwait and paced as shares of thread-time;"
-          " /%s: TPS over the same guard's with pacing %s)" % (modes[0], modes[0]))
-    print("%-5s %7s %9s %-8s %-12s %9s %7s %7s %9s %9s %6s %6s %7s %8s %7s %9s" % (
-        "dev", "threads", "rows", "pacing", "guard", "tps", "/dblwr", "/none", "/" + modes[0][:8], "worst/med",
-        "<half", "<1/4", "settle", "logwait", "paced", "p99 us"))
+          " /%s: TPS over the same guard's with pacing %s; keeps: the %s run's median second"
+          " over this run's mean TPS, what pacing %s keeps of this mode's throughput)"
+          % (modes[0], modes[0], modes[0], modes[0]))
+    print("%-5s %7s %9s %-8s %-12s %9s %7s %7s %9s %6s %9s %6s %6s %7s %8s %7s %9s" % (
+        "dev", "threads", "rows", "pacing", "guard", "tps", "/dblwr", "/none", "/" + modes[0][:8], "keeps",
+        "worst/med", "<half", "<1/4", "settle", "logwait", "paced", "p99 us"))
     rows = []
     for key in sorted(by, key=lambda k: (k[0], k[1], k[2], order.index(k[4]) if k[4] in order else 99,
                                          modes.index(k[3]))):
@@ -59,6 +61,8 @@ def table(runs, order, modes):
                    over_doublewrite=r["tps"] / base["tps"] if base and base["tps"] else None,
                    over_none=r["tps"] / none["tps"] if none and none["tps"] else None,
                    over_first_pacing=r["tps"] / first["tps"] if first and first["tps"] else None,
+                   first_median_over_mean=first["tps_median_second"] / r["tps"]
+                   if p != modes[0] and first and r["tps"] and "tps_median_second" in first else None,
                    worst_over_median=r.get("worst_over_median", 0),
                    seconds_below_half=r.get("seconds_below_half_median", 0),
                    seconds_below_quarter=r.get("seconds_below_quarter_median", 0),
@@ -69,11 +73,12 @@ def table(runs, order, modes):
                    commit_p99_us=r.get("commit_p99_us"), warmup_seconds=r.get("warmup_seconds"), seconds=r.get("seconds"))
         rows.append(row)
         settle = row["settle_seconds"]
-        print("%-5s %7d %9d %-8s %-12s %9.0f %7s %7s %9s %9.2f %5ds %5ds %7s %7.1f%% %6.1f%% %9s" % (
+        print("%-5s %7d %9d %-8s %-12s %9.0f %7s %7s %9s %6s %9.2f %5ds %5ds %7s %7.1f%% %6.1f%% %9s" % (
             dev, t, n, p, g, r["tps"],
             "%.2fx" % row["over_doublewrite"] if row["over_doublewrite"] else "-",
             "%.2fx" % row["over_none"] if row["over_none"] else "-",
             "%.2fx" % row["over_first_pacing"] if row["over_first_pacing"] else "-",
+            "%.2f" % row["first_median_over_mean"] if row["first_median_over_mean"] else "-",
             row["worst_over_median"], row["seconds_below_half"], row["seconds_below_quarter"],
             "-" if settle is None else ("%ds" % settle if row["settled"] else "never"),
             100 * row["log_space_wait_share"], 100 * row["paced_share"],
