@@ -813,6 +813,43 @@ static void test_forecast_stall_room(void)
 		free_s, held_s, stop_s);
 }
 
+/* Six seconds of steady page writes with the published checkpoint
+ * trailing the oldest dirty page (at a quarter of the log) by lag: the
+ * rate the forecast then sets. */
+static double rate_with_trail(uint64_t lag)
+{
+	struct ut_pace_sample ps = { 0 };
+	struct ut_redo_pace p;
+	uint64_t i;
+	double cur = 1;
+
+	ut_redo_pace_init(&p, CAPACITY);
+	ut_redo_pace_forecast(&p, UT_LOG_EAGER_AGE(CAPACITY));
+	for (i = 1; i <= 60; i++) {
+		cur += (p.rate ? p.rate : 8 * MIB) * 0.1;
+		ps.now_ns = i * UT_PACE_ADJUST_NS;
+		ps.cur_lsn = (uint64_t)cur;
+		ps.flush_age = CAPACITY / 4;
+		ps.age = ps.flush_age + lag;
+		ps.head_lsn = ps.cur_lsn - 4096;
+		ps.n_dirty = 1000;
+		ps.pages_written = 30 * i;
+		ut_redo_pace_adjust(&p, &ps);
+	}
+	return p.rate;
+}
+
+static void test_forecast_trail(void)
+{
+	double none = rate_with_trail(0),
+	       small = rate_with_trail(UT_PACE_MARGIN_MIN(CAPACITY) / 2),
+	       big = rate_with_trail(CAPACITY / 8);
+
+	ktap_ok(small == none && big < 0.95 * none,
+		"forecast pacing: a checkpoint that trails the oldest dirty page by more than the target's margin lowers the rate (%.1f MiB/s with no trail, %.1f within the margin, %.1f at an eighth of the log)",
+		none / MIB, small / MIB, big / MIB);
+}
+
 static void test_pace_off(void)
 {
 	struct ut_redo_pace p;
@@ -832,7 +869,7 @@ static void test_pace_off(void)
 
 int main(void)
 {
-	ktap_plan(10 + 2 * (int)SIM_POINTS);
+	ktap_plan(11 + 2 * (int)SIM_POINTS);
 	test_pct();
 	test_target_bounds();
 	test_steady();
@@ -842,6 +879,7 @@ int main(void)
 	test_pace_off();
 	test_forecast_light();
 	test_forecast_stall_room();
+	test_forecast_trail();
 	test_pace_hot_pages();
 	test_sweep();
 	return ktap_finish();

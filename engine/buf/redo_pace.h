@@ -90,6 +90,9 @@ struct ut_redo_pace {
 	/* the longest such stall lately, in seconds of redo at the rate:
 	 * what the writers added through it over the rate they had */
 	double stall_max;
+	/* how far the published checkpoint trailed the oldest dirty page
+	 * (age - flush_age), bytes: the largest lately */
+	double lag_max;
 	uint64_t sample_lsn; /* the log's head at the last sample */
 	uint64_t stall_lsn; /* and at the last sample before the stall */
 	uint64_t on_ns; /* when pacing last began */
