@@ -260,8 +260,22 @@ pid=$!
 wait $pid
 rc=$?
 left=$(find /var/tmp -maxdepth 1 -name "untorn-bench-matrix-$pid-*" | wc -l)
+# what the paced run keeps of the unpaced one: its median second over
+# the unpaced mean TPS, on the unpaced row only
+keeps_right() {
+	python3 - "$scratch/o-pl" <<'PY'
+import json, sys
+d = sys.argv[1]
+rows = {r["pacing"]: r for r in json.load(open(d + "/sweep.json"))}
+paced = json.load(open(d + "/pacing-forecast/matrix.json"))[0]
+off = json.load(open(d + "/pacing-off/matrix.json"))[0]
+want = paced["tps_median_second"] / off["tps"]
+assert rows["forecast"]["first_median_over_mean"] is None, rows["forecast"]
+assert abs(rows["off"]["first_median_over_mean"] - want) < 1e-9, (rows["off"], want)
+PY
+}
 [ $rc -eq 0 ] && [ "$left" -eq 0 ] && [ -s "$scratch/o-pl/pacing-off/matrix.json" ] &&
-	[ -s "$scratch/o-pl/sweep.json" ]
-ok $? "--pacing forecast,off: both modes run and reported, no work directory left (exit $rc, $left left)"
+	[ -s "$scratch/o-pl/sweep.json" ] && keeps_right
+ok $? "--pacing forecast,off: both modes run and reported with what the paced run keeps of the unpaced, no work directory left (exit $rc, $left left)"
 
 ktap_finish
