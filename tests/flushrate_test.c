@@ -678,6 +678,8 @@ static const struct sim_cfg sim_points[] = {
 	  0, 0, "the checkpoint's sync stops writers", 20000, 0 },
 	{ "10000 pages, buffered at 20000/s, synced at 600/s", 10000, 600, 64,
 	  0, 0, 0, "the checkpoint's sync stops writers", 20000, 0 },
+	{ "500 pages, buffered at 20000/s, synced at 2300/s, 8 MiB", 500, 2300,
+	  8, 0, 0, 0, "the checkpoint's sync stops writers", 20000, 0 },
 	{ "3300 pages, 300/s, 64 MiB, completed 128 at a time", 3300, 300, 64,
 	  0, 0, 0, "the first burst comes back every turn for most of a minute",
 	  0, 128 },
@@ -770,6 +772,41 @@ static void test_forecast_light(void)
 	ktap_ok(asked == 0 && p.rate > 4 * 2 * MIB,
 		"forecast pacing: a load the cleaners keep up with is never delayed (a minute at a quarter of the log: %llu waits, rate %.1f MiB/s)",
 		(unsigned long long)asked, p.rate / MIB);
+}
+
+/* After a stop the cleaners drain a small pool and the checkpoint leaps
+ * under on_age: pacing stays on (the rate its own law gives) until both
+ * ages have stayed that low for a second, and once off, the first
+ * writer over on_age adjusts at once, not at the next 100 ms. */
+static void test_forecast_off_after_leap(void)
+{
+	const uint64_t cap = 8ull << 20, ms = 1000000;
+	struct ut_pace_sample ps = { 0 };
+	struct ut_redo_pace p;
+	uint64_t t, cur = 1, on_at_900 = 0;
+	int due_off;
+
+	ut_redo_pace_init(&p, cap);
+	ut_redo_pace_forecast(&p, UT_LOG_EAGER_AGE(cap));
+	ps.n_dirty = 500;
+	ps.cleaners_idle = 0;
+	/* 3 s at the stop, then the checkpoint at a twentieth of the log */
+	for (t = 100; t <= 4200; t += 100) {
+		cur += 400 * 1024;
+		ps.now_ns = t * ms;
+		ps.cur_lsn = cur;
+		ps.age = t <= 3000 ? UT_FLUSH_STOP(cap) : cap / 20;
+		ps.flush_age = t <= 3000 ? ps.age - cap / 64 : cap / 40;
+		ps.head_lsn = cur - cap / 80;
+		ps.pages_written = t * 2300 / 1000;
+		ut_redo_pace_adjust(&p, &ps);
+		if (t == 4000) /* 0.9 s after the first sample under on_age */
+			on_at_900 = (uint64_t)p.rate;
+	}
+	due_off = ut_redo_pace_due(&p, 4201 * ms);
+	ktap_ok(on_at_900 > 0 && p.rate == 0 && due_off,
+		"forecast pacing: after the checkpoint leaps under on_age it stays on for a second (rate %.1f MiB/s 0.9 s after the leap, %.1f 1.1 s after), and once off the next writer over on_age adjusts at once (%s)",
+		on_at_900 / MIB, p.rate / MIB, due_off ? "due" : "not due");
 }
 
 /* One stall of the cleaners, 0.8 s, after 5 s of steady page writes: the
@@ -869,7 +906,7 @@ static void test_pace_off(void)
 
 int main(void)
 {
-	ktap_plan(11 + 2 * (int)SIM_POINTS);
+	ktap_plan(12 + 2 * (int)SIM_POINTS);
 	test_pct();
 	test_target_bounds();
 	test_steady();
@@ -880,6 +917,7 @@ int main(void)
 	test_forecast_light();
 	test_forecast_stall_room();
 	test_forecast_trail();
+	test_forecast_off_after_leap();
 	test_pace_hot_pages();
 	test_sweep();
 	return ktap_finish();

@@ -29,6 +29,13 @@
  * half of the rate's adjustments (UT_PACE_ADJUST_NS), which a small log
  * needs (docs/results/2026-11-27-forecast-target.md) */
 #define FC_REACT_S 0.35
+/* pacing turns off once both ages have stayed at most on_age this long:
+ * after a stop the cleaners drain the pool and the checkpoint leaps
+ * under on_age, and writers let go at once add, before the next
+ * adjustment, what takes a small log back to the stop (8 MiB on the HDD
+ * model, the journal guard: writers stopped up to 22 % of the time,
+ * docs/results/2026-12-03-journal-stop-bounce.md) */
+#define FC_OFF_S 1.0
 
 void ut_redo_pace_forecast(struct ut_redo_pace *p, uint64_t on_age)
 {
@@ -38,7 +45,24 @@ void ut_redo_pace_forecast(struct ut_redo_pace *p, uint64_t on_age)
 
 int ut_redo_pace_due(const struct ut_redo_pace *p, uint64_t now_ns)
 {
+	/* off and asked: the age has passed on_age since the last sample,
+	 * and writers would go unpaced until the next */
+	if (p->forecast && !p->rate)
+		return 1;
 	return !p->adjust_ns || now_ns - p->adjust_ns >= UT_PACE_ADJUST_NS;
+}
+
+/* Whether the log holds no one back: both ages at most on_age, for
+ * FC_OFF_S once pacing is on (one sample when it is off). */
+static int fc_calm(struct ut_redo_pace *p, const struct ut_pace_sample *s)
+{
+	if (s->age > p->on_age || s->flush_age > p->on_age) {
+		p->low_ns = 0;
+		return 0;
+	}
+	if (!p->low_ns)
+		p->low_ns = s->now_ns;
+	return !p->rate || s->now_ns - p->low_ns >= FC_OFF_S * 1e9;
 }
 
 /* The target of the age's peak: 19/32 of the log, a thirty-second under
@@ -209,7 +233,7 @@ void ut_redo_pace_adjust(struct ut_redo_pace *p, const struct ut_pace_sample *s)
 	p->sample_lsn = s->cur_lsn;
 	p->adjust_ns = s->now_ns;
 	p->pages_written = s->pages_written;
-	if (s->age <= p->on_age && s->flush_age <= p->on_age) {
+	if (fc_calm(p, s)) {
 		/* the cleaners are not flat out: the log holds no one back */
 		ut_redo_pace_set_rate(p, s->now_ns, s->cur_lsn, 0);
 		probe_adjust(p, s);

@@ -48,7 +48,8 @@
  * pulled gently toward the target by the age of the oldest dirty page.
  * It is on from where the cleaners go flat out (on_age), so the first
  * burst is spread over the first turn instead of being stopped at 5/8
- * of the log.
+ * of the log, and off once the age has stayed under on_age for a second
+ * (a checkpoint that leaps under it after a stop is not calm).
  */
 #ifndef UNTORN_REDO_PACE_H
 #define UNTORN_REDO_PACE_H
@@ -96,6 +97,7 @@ struct ut_redo_pace {
 	uint64_t sample_lsn; /* the log's head at the last sample */
 	uint64_t stall_lsn; /* and at the last sample before the stall */
 	uint64_t on_ns; /* when pacing last began */
+	uint64_t low_ns; /* since when both ages are at most on_age, 0: not */
 };
 
 /* What the forecast mode looks at every UT_PACE_ADJUST_NS. */
@@ -124,7 +126,8 @@ uint64_t ut_redo_pace_admit(struct ut_redo_pace *p, uint64_t now_ns,
 void ut_redo_pace_forecast(struct ut_redo_pace *p, uint64_t on_age);
 
 /* Forecast mode: whether a sample is due at now_ns (then the caller
- * gathers one and calls ut_redo_pace_adjust). */
+ * gathers one and calls ut_redo_pace_adjust): every UT_PACE_ADJUST_NS,
+ * and at once while pacing is off (the caller asks only above on_age). */
 int ut_redo_pace_due(const struct ut_redo_pace *p, uint64_t now_ns);
 
 /* Forecast mode: the rate from a sample. */
