@@ -57,12 +57,12 @@ int ut_redo_pace_due(const struct ut_redo_pace *p, uint64_t now_ns)
 static int fc_calm(struct ut_redo_pace *p, const struct ut_pace_sample *s)
 {
 	if (s->age > p->on_age || s->flush_age > p->on_age) {
-		p->low_ns = 0;
+		p->calm_ns = 0;
 		return 0;
 	}
-	if (!p->low_ns)
-		p->low_ns = s->now_ns;
-	return !p->rate || s->now_ns - p->low_ns >= FC_OFF_S * 1e9;
+	if (!p->calm_ns)
+		p->calm_ns = s->now_ns;
+	return !p->rate || s->now_ns - p->calm_ns >= FC_OFF_S * 1e9;
 }
 
 /* The target of the age's peak: 19/32 of the log, a thirty-second under

@@ -80,7 +80,9 @@ struct ut_redo_pace {
 	uint64_t adjust_lsn; /* the log's head then */
 	uint64_t adjust_ckpt; /* and the checkpoint */
 	double free_rate; /* bytes of log the checkpoint frees a second, averaged */
-	uint64_t calm_ns; /* since when the age is below a quarter, 0: not */
+	/* since when the log holds no one back, 0: not (the age mode: the
+	 * age below a quarter; the forecast: both ages at most on_age) */
+	uint64_t calm_ns;
 	/* the forecast mode (ut_redo_pace_forecast) */
 	int forecast;
 	uint64_t on_age; /* paced above this age: where cleaners go flat out */
@@ -97,7 +99,6 @@ struct ut_redo_pace {
 	uint64_t sample_lsn; /* the log's head at the last sample */
 	uint64_t stall_lsn; /* and at the last sample before the stall */
 	uint64_t on_ns; /* when pacing last began */
-	uint64_t low_ns; /* since when both ages are at most on_age, 0: not */
 };
 
 /* What the forecast mode looks at every UT_PACE_ADJUST_NS. */
