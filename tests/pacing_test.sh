@@ -15,7 +15,7 @@
 # 6.16) is a skip with init's reason.  Root (loop devices, FUSE, mkfs);
 # CI runs it.
 #
-# The log is 16 MiB: small enough that every guard is paced (19-60 % of
+# The log is 16 MiB: small enough that every guard is paced (15-60 % of
 # thread time), a quarter of the 64 MiB guards.md tells sysadmins to
 # keep.  At 8 MiB a machine short of CPU failed it: with two spinning
 # shells on the two cores, 5 runs in 26 met the stop for over 1 % or
