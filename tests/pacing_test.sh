@@ -28,6 +28,7 @@ top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 UNTORN=${UNTORN:-$top/build/untorn}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/var/tmp}/untorn-pacing-test-$$-XXXXXX")
 name=pacingtest$$
+log_mib=16 # the redo log (see above)
 mnt=$scratch/mnt
 cleanup() {
 	umount "$mnt" 2>/dev/null
@@ -59,7 +60,7 @@ paced_run() {
 		opts+=(--unsafe --block-size "$(blockdev --getss "$dev")")
 	mkdir -p "$mnt"
 	if fs_make "$fs" "$dev" >/dev/null && fs_mount "$fs" "$dev" "$mnt"; then
-		if ! "$UNTORN" init "$mnt/s" --guard "$guard" --log-size 16M "${opts[@]}" \
+		if ! "$UNTORN" init "$mnt/s" --guard "$guard" --log-size "${log_mib}M" "${opts[@]}" \
 			>/dev/null 2>"$out.why"; then
 			ret=3
 		else
@@ -122,7 +123,7 @@ paced() {
 	judge "$scratch/$guard".[123].json
 }
 
-what="writer pacing, HDD model, 40 000 rows, a 16 MiB log, 15 s after 5 s from a cold start"
+what="writer pacing, HDD model, 40 000 rows, a $log_mib MiB log, 15 s after 5 s from a cold start"
 if [ "$(id -u)" -ne 0 ]; then
 	ktap_skip_rest "$what" "not root (loop devices, FUSE, mkfs)"
 fi
