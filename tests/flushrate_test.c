@@ -678,6 +678,8 @@ static const struct sim_cfg sim_points[] = {
 	  0, 0, "the checkpoint's sync stops writers", 20000, 0 },
 	{ "10000 pages, buffered at 20000/s, synced at 600/s", 10000, 600, 64,
 	  0, 0, 0, "the checkpoint's sync stops writers", 20000, 0 },
+	{ "500 pages, 2300/s, 8 MiB", 500, 2300, 8, 0, 0, 0,
+	  "writers meet the stop in the first turns", 0, 0 },
 	{ "500 pages, buffered at 20000/s, synced at 2300/s, 8 MiB", 500, 2300,
 	  8, 0, 0, 0, "the checkpoint's sync stops writers", 20000, 0 },
 	{ "3300 pages, 300/s, 64 MiB, completed 128 at a time", 3300, 300, 64,

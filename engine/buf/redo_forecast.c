@@ -16,9 +16,14 @@
 #define FC_STALL_FORGET_S 60.0
 /* the checkpoint's largest lag is forgotten over this long */
 #define FC_LAG_FORGET_S 10.0
-/* one turn before the first page rate is known, and at least */
+/* one turn before the first page rate is known */
 #define FC_TURN_BOOT_S 10.0
-#define FC_TURN_MIN_S 0.5
+/* and at least two of the rate's adjustments, the shortest turn the
+ * forecast can follow: a pool of a few hundred pages written thousands
+ * a second turns in a quarter second, and a floor of 0.5 s halved the
+ * rate it allows (an 8 MiB log on the HDD model, the journal guard: 1.25x
+ * the rows at 0.2 s, docs/results/2026-12-03-turn-floor.md) */
+#define FC_TURN_MIN_S (2.0 * UT_PACE_ADJUST_NS / 1e9)
 /* how hard the oldest dirty page's age pulls: 1 + GAIN (target - age) / C */
 #define FC_GAIN 1.0
 #define FC_FACTOR_MIN 0.75
