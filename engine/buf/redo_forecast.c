@@ -18,7 +18,7 @@
 #define FC_LAG_FORGET_S 10.0
 /* one turn before the first page rate is known */
 #define FC_TURN_BOOT_S 10.0
-/* and at least two of the rate's adjustments, the shortest turn the
+/* a turn is at least two of the rate's adjustments, the shortest the
  * forecast can follow: a pool of a few hundred pages written thousands
  * a second turns in a quarter second, and a floor of 0.5 s halved the
  * rate it allows (an 8 MiB log on the HDD model, the journal guard: 1.25x
