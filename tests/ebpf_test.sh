@@ -162,13 +162,17 @@ major=$((0x$(stat -c %t "$loop")))
 
 # the block device itself, not a file: an O_DIRECT write is one request
 # there, while ext4 data=journal turns O_DIRECT into buffered writes that
-# the journal and writeback merge into however many requests they like
+# the journal and writeback merge into however many requests they like.
+# The loop's completion runs in the backing disk's completion interrupt;
+# when that interrupts another BPF program on the same CPU the kernel
+# skips the nested one (its recursion guard), so a busy machine can lose
+# a request now and then (CI saw 2047): 99 in 100 must be seen
 bt_start io-latency && fio --name=io --filename="$loop" --rw=randwrite --bs=16k --size=32m \
 	--ioengine=psync --direct=1 >/dev/null 2>&1 && bt_stop
 n=$(value "$scratch/io-latency.out" "@ios[$major, $minor, write]")
 grep -q "^@issue_to_complete_us\[$major, $minor, write\]:" "$scratch/io-latency.out" &&
-	grep -q "^@queue_to_complete_us\[$major, $minor, write\]:" "$scratch/io-latency.out" && [ "${n:-0}" -ge 2048 ]
-ok $? "io-latency.bt: writes on loop $major:$minor, queue and issue to complete ($n requests for 2048 O_DIRECT writes)"
+	grep -q "^@queue_to_complete_us\[$major, $minor, write\]:" "$scratch/io-latency.out" && [ "${n:-0}" -ge 2028 ]
+ok $? "io-latency.bt: writes on loop $major:$minor, queue and issue to complete ($n requests for 2048 O_DIRECT writes, >= 2028)"
 
 mkfs.ext4 -q -F "$loop" && mkdir -p "$scratch/mnt" && mount -o data=journal "$loop" "$scratch/mnt" &&
 	mnt=$scratch/mnt || ktap_skip_rest ebpf "cannot mount ext4 data=journal on a loop device"
