@@ -42,15 +42,23 @@ bpftrace -e 'BEGIN { exit(); }' >/dev/null 2>&1 || ktap_skip_rest ebpf "bpftrace
 
 # bt_start NAME ARGS...: starts ebpf/NAME (the variant for this kernel)
 # and returns once all its probes are attached
+# (once more if bpftrace died before attaching without a word on stderr:
+# CI saw one start leave both files empty, not seen again in 20 tries)
 bt_start() {
-	local name=$1 file
+	local name=$1 file try status
 	shift
 	file=$("$top/ebpf/pick" "$name") || return 1
-	bt_launch "$scratch/$name.out" "$scratch/$name.err" "$file" "$@"
-	bt_pid=$bt_launched
-	bt_wait_attached "$bt_pid" "$scratch/$name.out" && return 0
-	bt_pid=""
-	sed 's/^/# /' "$scratch/$name.err"
+	for try in 1 2; do
+		bt_launch "$scratch/$name.out" "$scratch/$name.err" "$file" "$@"
+		bt_pid=$bt_launched
+		bt_wait_attached "$bt_pid" "$scratch/$name.out" && return 0
+		wait "$bt_pid"
+		status=$?
+		bt_pid=""
+		echo "# $name.bt exited (status $status) before attaching, try $try"
+		sed 's/^/# /' "$scratch/$name.err"
+		[ -s "$scratch/$name.err" ] && return 1
+	done
 	return 1
 }
 
@@ -201,9 +209,15 @@ fi
 
 # filters that exclude the workload: another process, another device
 if ! quick "torn-split.bt and jbd2-commit.bt filters" "the same scripts with the loop's device filter above"; then
-	bt_start torn-split $$ 0 0 16384 && fio_write tp && bt_stop
+	if bt_start torn-split $$ 0 0 16384; then
+		fio_write tp || echo "# fio for torn-split.bt's PID filter failed"
+		bt_stop
+	fi
 	tp=$(grep 'pages written whole by one thread' "$scratch/torn-split.out")
-	bt_start jbd2-commit 1 3 "$hz" && fio_write jn --fdatasync=32 && bt_stop
+	if bt_start jbd2-commit 1 3 "$hz"; then
+		fio_write jn --fdatasync=32 || echo "# fio for jbd2-commit.bt's device filter failed"
+		bt_stop
+	fi
 	grep -q "PID $$" "$scratch/torn-split.out" && echo "$tp" | grep -q 'one thread: 0;' &&
 		grep -q 'device 1:3' "$scratch/jbd2-commit.out" &&
 		! grep -q "^@commits\[$major, $minor\]" "$scratch/jbd2-commit.out"
