@@ -41,12 +41,14 @@ bt_mount_fs || ktap_skip_rest ebpf "tracefs cannot be mounted here"
 bpftrace -e 'BEGIN { exit(); }' >/dev/null 2>&1 || ktap_skip_rest ebpf "bpftrace cannot load programs here (no BPF?)"
 
 # bt_start NAME ARGS...: starts ebpf/NAME (the variant for this kernel)
-# and returns once all its probes are attached
+# and returns once all its probes are attached; a tracer still running
+# (its workload failed before bt_stop) is stopped first, not orphaned
 # (once more if bpftrace died before attaching without a word on stderr:
 # CI saw one start leave both files empty, not seen again in 20 tries)
 bt_start() {
 	local name=$1 file try status
 	shift
+	[ -z "$bt_pid" ] || bt_stop
 	file=$("$top/ebpf/pick" "$name") || return 1
 	for try in 1 2; do
 		bt_launch "$scratch/$name.out" "$scratch/$name.err" "$file" "$@"
@@ -209,15 +211,9 @@ fi
 
 # filters that exclude the workload: another process, another device
 if ! quick "torn-split.bt and jbd2-commit.bt filters" "the same scripts with the loop's device filter above"; then
-	if bt_start torn-split $$ 0 0 16384; then
-		fio_write tp || echo "# fio for torn-split.bt's PID filter failed"
-		bt_stop
-	fi
+	bt_start torn-split $$ 0 0 16384 && fio_write tp && bt_stop
 	tp=$(grep 'pages written whole by one thread' "$scratch/torn-split.out")
-	if bt_start jbd2-commit 1 3 "$hz"; then
-		fio_write jn --fdatasync=32 || echo "# fio for jbd2-commit.bt's device filter failed"
-		bt_stop
-	fi
+	bt_start jbd2-commit 1 3 "$hz" && fio_write jn --fdatasync=32 && bt_stop
 	grep -q "PID $$" "$scratch/torn-split.out" && echo "$tp" | grep -q 'one thread: 0;' &&
 		grep -q 'device 1:3' "$scratch/jbd2-commit.out" &&
 		! grep -q "^@commits\[$major, $minor\]" "$scratch/jbd2-commit.out"
