@@ -35,11 +35,18 @@ mkdir -p "$scratch/untorn"
 echo '{"tps": 1000.0}' > "$scratch/untorn/ssd-doublewrite-t2.json"
 echo '{"tps": 1250.0}' > "$scratch/untorn/ssd-journal-t2.json"
 
-loops_before=$(losetup -a | wc -l)
-mounts_before=$(grep -c untorn-peer /proc/mounts)
-servers_before=$(pgrep -cx mariadbd)
-work_before=$(ls -d /var/tmp/untorn-peer-mariadb-* 2>/dev/null | wc -l)
-"$top/scripts/peer-mariadb" --devices ssd --configs dw,journal --tables 1 --table-size 1000 \
+# what a run made is named for its pid (untorn-peer-mariadb-PID-*: the
+# work directory with the image, the mount point and the datadir, or the
+# datadir inside --target): the checks at the end look only for that,
+# never at the machine's counts, which other work changes
+runs=()
+peer() {
+	"$top/scripts/peer-mariadb" "$@" &
+	local pid=$!
+	runs+=("$pid")
+	wait "$pid"
+}
+peer --devices ssd --configs dw,journal --tables 1 --table-size 1000 \
 	--threads 2 --seconds 3 --warmup 1 --buffer-pool 64M --log-file-size 16M \
 	--untorn "$scratch/untorn" --out "$scratch/out" > "$scratch/log" 2>&1
 rc=$?
@@ -73,7 +80,7 @@ ok $? "untorn's ratio for the same device and threads beside MariaDB's, in the t
 # only on ext4 data=journal (the test directory is not: one line says so)
 mkdir -p "$scratch/tgt/mine" && echo "the user's" >"$scratch/tgt/mine/file"
 state=$(cd "$scratch/tgt" && find . -printf '%p %s %m\n' | sort)
-"$top/scripts/peer-mariadb" --target "$scratch/tgt" --configs dw,journal,none --tables 1 --table-size 1000 \
+peer --target "$scratch/tgt" --configs dw,journal,none --tables 1 --table-size 1000 \
 	--threads 2 --seconds 2 --warmup 1 --buffer-pool 64M --log-file-size 16M \
 	--out "$scratch/out-t" > "$scratch/log-t" 2>&1
 rc=$?
@@ -101,10 +108,13 @@ else
 fi
 
 left=""
-[ "$(pgrep -cx mariadbd)" -eq "$servers_before" ] || left="$left mariadbd"
-[ "$(losetup -a | wc -l)" -eq "$loops_before" ] || left="$left loop"
-[ "$(grep -c untorn-peer /proc/mounts)" -eq "$mounts_before" ] || left="$left mount"
-[ "$(ls -d /var/tmp/untorn-peer-mariadb-* 2>/dev/null | wc -l)" -eq "$work_before" ] || left="$left workdir"
+for pid in "${runs[@]}"; do
+	made="untorn-peer-mariadb-$pid-"
+	! pgrep -f -- "--datadir=[^ ]*$made" >/dev/null || left="$left mariadbd($pid)"
+	! losetup -nO BACK-FILE 2>/dev/null | grep -qF "$made" || left="$left loop($pid)"
+	! grep -qF "$made" /proc/mounts || left="$left mount($pid)"
+	! ls -d "/var/tmp/$made"* "$scratch/tgt/$made"* >/dev/null 2>&1 || left="$left workdir($pid)"
+done
 [ -z "$left" ] || echo "# left behind:$left"
 [ -z "$left" ]
 ok $? "no server, mount, loop device or work directory left"

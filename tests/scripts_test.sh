@@ -13,6 +13,10 @@ set -u
 top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/var/tmp}/untorn-scripts-test-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
+# emulate-hdd keeps its disks' state in a directory of this test's own:
+# what its runs leave is theirs alone, and its `stop --all` cannot reach
+# a disk another user started on this machine
+export UNTORN_HDD_STATE=$scratch/hdd-state
 . "$(dirname "$0")/ktap.sh"
 ktap_plan 9
 
@@ -116,21 +120,21 @@ if [ "$(id -u)" -eq 0 ] && [ ${#as_user[@]} -eq 0 ]; then
 	ok_skip "no root: one line saying root is needed, exit 2, nothing changed" "no setpriv or no user nobody"
 else
 	truncate -s 64M "$scratch/img"
-	before=$(sha256sum <"$scratch/img") loops=$(losetup -a 2>/dev/null | wc -l) bad=""
+	before=$(sha256sum <"$scratch/img") bad=""
 	for c in "${ROOT_CMDS[@]}"; do
 		# shellcheck disable=SC2086
 		one_line_exit2 "$c" "${as_user[@]}" "$top/"$c || bad="$bad [$c]"
 		grep -q 'root' "$scratch/err" || bad="$bad [$c: root not named]"
 	done
 	[ "$(sha256sum <"$scratch/img")" = "$before" ] || bad="$bad [image changed]"
-	[ "$(losetup -a 2>/dev/null | wc -l)" -eq "$loops" ] || bad="$bad [loop devices changed]"
+	[ -z "$(losetup -j "$scratch/img" 2>/dev/null)" ] || bad="$bad [the image attached]"
 	[ ! -e "$scratch/o" ] && [ ! -e "$scratch/m" ] || bad="$bad [output made]"
 	[ -z "$bad" ] || echo "# failed:$bad"
 	[ -z "$bad" ]
 	ok $? "no root: one line saying root is needed, exit 2, nothing changed (${#ROOT_CMDS[@]} scripts)"
 fi
 
-bad="" hdd_before=$(ls /run/untorn-hdd 2>/dev/null | wc -l)
+bad=""
 mkdir "$scratch/empty"
 for c in "${BAD_CMDS[@]}"; do
 	# shellcheck disable=SC2086
@@ -139,7 +143,7 @@ done
 left=$(cd "$scratch" && ls -d d o m new.img no relmnt "$top/relmnt" 2>/dev/null)
 [ -z "$left" ] || bad="$bad [left behind: $left]"
 [ -z "$(ls -A "$scratch/empty")" ] || bad="$bad [written into an empty --out]"
-[ "$(ls /run/untorn-hdd 2>/dev/null | wc -l)" -eq "$hdd_before" ] || bad="$bad [emulate-hdd state left]"
+[ -z "$(ls -A "$UNTORN_HDD_STATE" 2>/dev/null)" ] || bad="$bad [emulate-hdd state left]"
 [ -z "$bad" ] || echo "# failed:$bad"
 [ -z "$bad" ]
 ok $? "bad values (${#BAD_CMDS[@]} cases: numbers, sizes, names, lists, paths): one line, exit 2, nothing made"
@@ -240,15 +244,15 @@ sys.exit(not all(v > 0 for k, v in d.items() if k != "device"))' "$scratch/$f" 2
 	# another process's cleanup: this test started both, and still runs
 	bash -c '"$0" stop --all' "$hdd" 2>/dev/null
 	one_line_exit2 stop-dev bash -c '"$0" stop "$1"' "$hdd" "$a" || bad="$bad [stop DEV refused]"
-	[ "$(losetup -nO BACK-FILE "$a")" = "/run/untorn-hdd/${n}a/mnt/disk.img" ] &&
-		[ "$(losetup -nO BACK-FILE "$b")" = "/run/untorn-hdd/${n}b/mnt/disk.img" ] ||
+	[ "$(losetup -nO BACK-FILE "$a")" = "$UNTORN_HDD_STATE/${n}a/mnt/disk.img" ] &&
+		[ "$(losetup -nO BACK-FILE "$b")" = "$UNTORN_HDD_STATE/${n}b/mnt/disk.img" ] ||
 		bad="$bad [a disk was pulled away]"
 	# its device detached under it: one line at once, not zeros
 	losetup -d "$a"
 	one_line_exit2 calibrate-gone "$hdd" calibrate "$a" --seconds 1 --json || bad="$bad [zeros calibrated]"
 	grep -q "no size" "$scratch/err" || bad="$bad [$(cat "$scratch/err")]"
 	"$hdd" stop ${n}a && "$hdd" stop ${n}b || bad="$bad [stop NAME]"
-	[ ! -e "/run/untorn-hdd/${n}a" ] && [ ! -e "/run/untorn-hdd/${n}b" ] || bad="$bad [state left]"
+	[ ! -e "$UNTORN_HDD_STATE/${n}a" ] && [ ! -e "$UNTORN_HDD_STATE/${n}b" ] || bad="$bad [state left]"
 	[ -z "$bad" ] || echo "# failed:$bad"
 	[ -z "$bad" ]
 }
