@@ -78,3 +78,44 @@ expect_fail() {
 	fi
 	echo "# $(head -c 400 "$scratch/err")"
 }
+
+# stop_midway SIGNAL PATTERN CMD...: a tool stopped midway, as a user or
+# a service manager does.  CMD runs in the background in a process group
+# of its own; once a process of that group matches PATTERN (pgrep -f;
+# up to 120 s), SIGNAL goes to CMD's PID alone.  Sets stop_seen (1 when
+# PATTERN came up), stop_rc (CMD's exit status), stop_ps (the group's
+# processes before the signal, "PID ARGS" a line) and stop_left (those of
+# them, or of the group, still running 10 s after CMD ended: none is the
+# pass)
+stop_midway() {
+	local sig=${1#-} pat=$2 pid to="" i p st
+	[ "$sig" = "$1" ] || to=-	# -SIGNAL: to the group
+	shift 2
+	stop_seen=0 stop_ps="" stop_left=""
+	set -m
+	"$@" &
+	pid=$!
+	set +m
+	for i in $(seq 1200); do
+		pgrep -g "$pid" -f "$pat" >/dev/null && { stop_seen=1; break; }
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1	# polling for the step to start: no event to wait on
+	done
+	stop_ps=$(pgrep -a -g "$pid")
+	to=$to$pid
+	kill -s "$sig" -- "$to" 2>/dev/null
+	wait "$pid"
+	stop_rc=$?
+	for i in $(seq 100); do
+		stop_left=""
+		for p in $({ echo "$stop_ps" | awk '{ print $1 }'; pgrep -g "$pid"; } | sort -u); do
+			# gone, or a zombie: ended
+			read -r st 2>/dev/null </proc/"$p"/stat || continue
+			st=${st##*) }
+			[ "${st%% *}" = Z ] || stop_left="$stop_left $p"
+		done
+		[ -n "$stop_left" ] || break
+		sleep 0.1	# polling processes that are not this shell's children
+	done
+	[ -z "$stop_left" ] || ps -o pid=,pgid=,args= -p "${stop_left# }" 2>/dev/null | sed 's/^/# left: /'
+}

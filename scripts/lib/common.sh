@@ -202,11 +202,11 @@ make_dir() {
 }
 
 # jget FILE KEY: one top-level field of a JSON file
-jget() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+jget() { py -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
 
 # json_set FILE KEY VALUE...: adds string fields to a JSON object file
 json_set() {
-	python3 - "$@" <<'PY'
+	py - "$@" <<'PY'
 import json, sys
 f, kv = sys.argv[1], sys.argv[2:]
 d = json.load(open(f))
@@ -224,6 +224,16 @@ plot_python() {
 	else
 		echo python3
 	fi
+}
+
+# py [--plot] ARGS...: python3 ARGS (with --plot one with matplotlib)
+# with SIGINT ignored.  A terminal's Ctrl-C reaches every process of the
+# group, and Python's would be a traceback: the script acts on it
+# (stop_on_signal), and SIGTERM ends Python without one
+py() {
+	local python=python3
+	[ "${1:-}" != --plot ] || { python=$(plot_python); shift; }
+	(trap '' INT; exec "$python" "$@")
 }
 
 # the binary NAME from the build tree, else beside an installed copy
@@ -265,4 +275,58 @@ guard_names() {
 guard_fact() {	# NAME FACT
 	"$UNTORN" guards --get "$2" "$1" 2>/dev/null ||
 		die "cannot read guard $1's $2: $UNTORN guards --get failed (run make)"
+}
+
+# Signals.  stop_on_signal, once the script has children to stop and its
+# EXIT trap set: SIGINT or SIGTERM to the script's PID then stops every
+# process under it (stop_tree), and the script exits 130 or 143 through
+# its EXIT trap (its cleanup).  Bash runs a trap only once the
+# foreground command it waits for has ended, so a command that runs
+# long goes under `stoppable`: started in the background and waited for, a
+# wait the signal ends at once.  Such a child ignores SIGINT, as every
+# background command of a script does: a terminal's Ctrl-C, sent to the
+# whole process group, is the script's to pass on, as SIGTERM.
+stop_on_signal() {
+	trap 'stop_tree INT' INT
+	trap 'stop_tree TERM' TERM
+}
+
+# stoppable CMD ARGS...: CMD as in the foreground (its status, this
+# stdin), but a signal to the script stops it at once
+stoppable() {
+	"$@" <&0 &
+	wait $!
+}
+
+# alive PID: the process is there and not a zombie
+alive() {
+	local stat
+	read -r stat 2>/dev/null </proc/"$1"/stat || return 1
+	stat=${stat##*) }
+	[ "${stat%% *}" != Z ]
+}
+
+# stop_tree SIGNAL: SIGTERM to every process under this script (a
+# script among them stops its own and cleans up), up to 30 s for them to
+# end (SIGKILL after), then exit 128 + SIGNAL's number
+stop_tree() {
+	local i=0 p
+	local -a tree=($$) left=()
+	# a second signal (a terminal's and a parent's) ends a sleep, no more
+	trap : INT TERM
+	while [ $i -lt ${#tree[@]} ]; do
+		for p in $(pgrep -P "${tree[$i]}"); do tree+=("$p"); done
+		i=$((i + 1))
+	done
+	tree=("${tree[@]:1}")
+	[ ${#tree[@]} -eq 0 ] || kill -TERM "${tree[@]}" 2>/dev/null
+	for i in $(seq 300); do
+		left=()
+		for p in "${tree[@]}"; do alive "$p" && left+=("$p"); done
+		[ ${#left[@]} -gt 0 ] || break
+		tree=("${left[@]}")
+		sleep 0.1	# polling: not every one of them is ours to wait for
+	done
+	[ ${#left[@]} -eq 0 ] || kill -KILL "${left[@]}" 2>/dev/null
+	exit $((128 + $(kill -l "$1")))
 }
