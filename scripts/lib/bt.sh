@@ -70,7 +70,7 @@ bt_stop_pid() {
 # fdinfo, counted once per prog_id.  The kernel counts them only while
 # the sysctl kernel.bpf_stats_enabled is 1 (two clock reads per run).
 bt_prog_runtime() {
-	python3 - <<'PY'
+	py - <<'PY'
 import glob, os
 seen, runs, ns = set(), 0, 0
 for comm in glob.glob("/proc/[0-9]*/comm"):

@@ -14,7 +14,7 @@ fio_run() {
 	local path=$1 rw=$2 bs=$3 secs=$4
 	shift 4
 	fio --name=cal --filename="$path" --direct=1 --rw="$rw" --bs="$bs" --iodepth=1 \
-		--runtime="$secs" --time_based --output-format=json "$@" 2>/dev/null | python3 -c '
+		--runtime="$secs" --time_based --output-format=json "$@" 2>/dev/null | py -c '
 import json, sys
 j = json.load(sys.stdin)["jobs"][0]
 r = j["read"] if j["read"]["io_bytes"] else j["write"]
@@ -67,7 +67,7 @@ fio_calibrate() {
 # randread_16k_iops, randread_16k_qd32_iops, randwrite_16k_iops,
 # seqread_1m_mb_s, seqwrite_4k_iops, seqwrite_4k_mb_s, fdatasync_ms)
 fio_json() {
-	python3 - "$1" "${fio_results[@]}" <<'PY'
+	py - "$1" "${fio_results[@]}" <<'PY'
 import json, sys
 f = [s.split() for s in sys.argv[2:]]
 print(json.dumps({"device": sys.argv[1], "randread_16k_iops": int(f[0][0]),

@@ -101,7 +101,7 @@ bench_dev_up() {
 	echo "calibration of $dev ($model):"
 	# once, as JSON, and printed from it: each calibration is six fio runs
 	"$top/scripts/emulate-hdd" calibrate "$dev" --seconds 3 --json > "$3/$1-calibration.json" || return 1
-	python3 -c 'import json, sys; print("  fio: " + ", ".join("%s %s" % kv for kv in json.load(open(sys.argv[1])).items() if kv[0] != "device"))' \
+	py -c 'import json, sys; print("  fio: " + ", ".join("%s %s" % kv for kv in json.load(open(sys.argv[1])).items() if kv[0] != "device"))' \
 		"$3/$1-calibration.json"
 }
 

@@ -177,7 +177,7 @@ atomic_guard_safe() {
 	local f
 	f=$(fscheck_cmd)
 	[ -n "$f" ] || { verdict="untorn-fscheck not built"; return 0; }
-	verdict=$("$f" "$1" --page-size "$2" --json | python3 -c '
+	verdict=$("$f" "$1" --page-size "$2" --json | py -c '
 import json, sys
 v = json.load(sys.stdin)["untorn_atomic"]
 print(v["reason"])

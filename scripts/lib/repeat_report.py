@@ -18,7 +18,7 @@ import os
 import statistics
 import sys
 
-from sweep_report import thread_share
+from sweep_report import run_main, thread_share
 
 
 def key_of(r):
@@ -96,4 +96,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

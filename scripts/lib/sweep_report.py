@@ -16,7 +16,21 @@
 # USAGE: sweep_report.py DIR SUBDIR...
 import json
 import os
+import signal
 import sys
+
+
+def run_main(main):
+    """main(), which SIGINT or SIGTERM ends in one line, not a traceback,
+    and by that signal (status 130 or 143, as bench-matrix's)"""
+    def stop(signo, frame):
+        print("bench-matrix: report stopped by %s" % signal.Signals(signo).name, file=sys.stderr)
+        signal.signal(signo, signal.SIG_DFL)
+        os.kill(os.getpid(), signo)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(sig) != signal.SIG_IGN:
+            signal.signal(sig, stop)
+    main()
 
 
 def load(out, subs):
@@ -185,4 +199,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -57,7 +57,7 @@ dev_in_use() {
 			return 0
 		fi
 	done
-	python3 -c 'import os, sys; os.close(os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL))' "$dev" 2>/dev/null ||
+	py -c 'import os, sys; os.close(os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL))' "$dev" 2>/dev/null ||
 		echo "$dev is opened exclusively by another program (fuser -v $dev names it)"
 }
 
@@ -123,7 +123,7 @@ target_facts() {
 	if [ -d "$1" ]; then
 		fscheck=$("$UNTORN_FSCHECK" "$1" --json 2>/dev/null) || true
 	fi
-	python3 - "$1" "$2" "${3:-}" "$fscheck" <<'PY'
+	py - "$1" "$2" "${3:-}" "$fscheck" <<'PY'
 import json, os, subprocess, sys
 path, out, dev, fscheck = sys.argv[1:5]
 facts = {"target": path, "kind": "directory" if os.path.isdir(path) else "device"}
