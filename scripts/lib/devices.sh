@@ -100,7 +100,7 @@ bench_dev_up() {
 	[ -z "$img" ] || return 0
 	echo "calibration of $dev ($model):"
 	# once, as JSON, and printed from it: each calibration is six fio runs
-	"$top/scripts/emulate-hdd" calibrate "$dev" --seconds 3 --json > "$3/$1-calibration.json" || return 1
+	stoppable "$top/scripts/emulate-hdd" calibrate "$dev" --seconds 3 --json > "$3/$1-calibration.json" || return 1
 	py -c 'import json, sys; print("  fio: " + ", ".join("%s %s" % kv for kv in json.load(open(sys.argv[1])).items() if kv[0] != "device"))' \
 		"$3/$1-calibration.json"
 }
