@@ -8,7 +8,9 @@
 # sentence, and the exit status the verdict's; the table and the sentence
 # print again from the kept results; the directory is left as it was; a
 # directory with too little space is refused naming what it needs; bad
-# values and combinations are one line and exit 2.
+# values and combinations are one line and exit 2; SIGTERM to the
+# program's PID mid-run stops the measurement's every process and
+# removes what it made, exit 143.
 set -u
 
 top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -17,7 +19,7 @@ scratch=$(mktemp -d "/var/tmp/untorn-measure-$$-XXXXXX")
 . "$(dirname "$0")/loopfs.sh"
 trap 'loopfs_cleanup; rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 5
+ktap_plan 6
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest measure "needs root for loop devices and mounts"
 losetup -f >/dev/null 2>&1 || ktap_skip_rest measure "no free loop device"
 
@@ -88,5 +90,20 @@ done
 [ $? -eq 2 ] && grep -q "at least 100" "$scratch/err" || bad=1
 [ $bad -eq 0 ]
 ok $? "--measure below 100 s or not a number, or with --probe: one line, exit 2, nothing measured"
+
+# 5: SIGTERM to untorn-fscheck's PID alone (as kill or a service manager
+# sends it) once the benchmark runs: its children, doublewrite-cost,
+# bench-matrix and untorn bench, end with it; nothing of theirs is left
+mkdir -p "$scratch/tmp5"
+state=$(dir_state "$d")
+stop_midway TERM "bench write $d/untorn-bench-matrix" \
+	env TMPDIR="$scratch/tmp5" "$fscheck" "$d" --measure=100 --engine untorn >/dev/null 2>"$scratch/m5.err"
+bm_pid=$(echo "$stop_ps" | awk '/scripts\/bench-matrix/ { print $1; exit }')
+echo "$stop_ps" | sed 's/^/# before: /'
+sed 's/^/# stderr: /' "$scratch/m5.err" | tail -3
+[ $stop_seen -eq 1 ] && [ $stop_rc -eq 143 ] && [ -z "$stop_left" ] && [ -n "$bm_pid" ] &&
+	echo "$stop_ps" | grep -q doublewrite-cost && [ -z "$(ls -A "$scratch/tmp5")" ] &&
+	! ls -d /var/tmp/untorn-bench-matrix-"$bm_pid"-* >/dev/null 2>&1 && [ "$state" = "$(dir_state "$d")" ]
+ok $? "SIGTERM to untorn-fscheck --measure mid-run: exit $stop_rc, its scripts and untorn bench stopped, no temporary directory left, the directory as it was"
 
 ktap_finish

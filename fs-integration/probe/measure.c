@@ -2,7 +2,8 @@
 /*
  * measure.c - untorn-fscheck --measure (measure.h): runs the measuring
  * script beside the program with the verdict's options and passes its
- * status on.  The benchmark itself (untorn's flush-bound preset for
+ * status on (a signal goes on to it, and ends the program once it has
+ * stopped).  The benchmark itself (untorn's flush-bound preset for
  * doublewrite, none and the guard safe here, fio's calibration, the
  * table and the sentence) is the script's.
  */
@@ -17,6 +18,7 @@
 #include <unistd.h>
 #include "beside.h"
 #include "measure.h"
+#include "stop.h"
 
 /* scripts/doublewrite-cost in a checkout, share/untorn/scripts installed */
 static int find_measure_script(char *out, size_t len)
@@ -29,11 +31,14 @@ static int find_measure_script(char *out, size_t len)
 int ut_measure(const struct ut_measure_args *a)
 {
 	char script[PATH_MAX], secs[16], page[16];
-	int status;
+	int status, ret;
 	pid_t pid;
 
 	if (find_measure_script(script, sizeof(script)))
 		return -ENOENT;
+	ret = ut_stop_watch();
+	if (ret)
+		return ret;
 	snprintf(secs, sizeof(secs), "%u", a->seconds);
 	snprintf(page, sizeof(page), "%u", a->page_size);
 	fflush(stdout);
@@ -46,10 +51,15 @@ int ut_measure(const struct ut_measure_args *a)
 		      a->as_json ? "--json" : NULL, (char *)NULL);
 		_exit(127);
 	}
-	if (waitpid(pid, &status, 0) < 0)
-		return -errno;
+	/* Ctrl-C or kill: the script stops its runs and removes them */
+	ut_stop_pass_to(pid);
+	ret = ut_stop_waitpid(pid, &status);
+	ut_stop_pass_to(0);
+	if (ret)
+		return ret;
+	ut_stop_end();
 	if (!WIFEXITED(status))
-		return -EINTR; /* killed: Ctrl-C, or out of memory */
+		return -EINTR; /* killed: out of memory, kill -9 */
 	if (WEXITSTATUS(status) == 127)
 		return -ENOEXEC;
 	return WEXITSTATUS(status) > 2 ? 2 : WEXITSTATUS(status);

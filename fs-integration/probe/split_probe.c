@@ -8,7 +8,8 @@
  * every few writes, as a database's cleaner does, while another thread
  * writes a record to a second unnamed file and fdatasyncs it back to
  * back, as a busy redo log does, then stops the script with SIGINT and reads its
- * totals.
+ * totals.  SIGINT or SIGTERM to the program stops the writes and the
+ * tracer, then the program (stop.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 #include "beside.h"
 #include "split_probe.h"
+#include "stop.h"
 
 #define PROBE_FILE_BYTES (64ULL << 20) /* where the pages go, at random */
 #define PROBE_SYNC_EVERY 64
@@ -196,7 +198,7 @@ static int write_pages(const char *dir, uint32_t page_size, unsigned seconds)
 	ret = -pthread_create(&log_thread, NULL, log_writer_run, &lw);
 	if (ret)
 		goto out_free;
-	while (now_s() < end) {
+	while (now_s() < end && !ut_stop_signal()) {
 		off_t off = (off_t)(rand_r(&seed) % pages) * page_size;
 
 		if (pwrite(fd, buf, page_size, off) != (ssize_t)page_size) {
@@ -262,6 +264,9 @@ int ut_split_probe(const struct ut_fscaps *caps, uint32_t page_size,
 	r->sync_every = PROBE_SYNC_EVERY;
 	if (cannot_probe(caps, script, sizeof(script), r))
 		return 0;
+	ret = ut_stop_watch();
+	if (ret)
+		return ret;
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		return -ENOMEM;
@@ -271,8 +276,9 @@ int ut_split_probe(const struct ut_fscaps *caps, uint32_t page_size,
 			 strerror(errno));
 		goto out_free;
 	}
+	ut_stop_pass_to(child);
 	if (read_until(fd, o, "Tracing", -1) <= 0) {
-		waitpid(child, &status, 0);
+		ut_stop_waitpid(child, &status);
 		snprintf(r->why, sizeof(r->why), "%s",
 			 WIFEXITED(status) && WEXITSTATUS(status) == 127 ?
 				 "bpftrace is not installed: apt-get install bpftrace" :
@@ -285,10 +291,12 @@ int ut_split_probe(const struct ut_fscaps *caps, uint32_t page_size,
 			 "bpftrace ended without its totals");
 	else
 		r->measured = !ret;
-	waitpid(child, &status, 0);
+	ut_stop_waitpid(child, &status);
 out_close:
+	ut_stop_pass_to(0);
 	close(fd);
 out_free:
 	free(o);
+	ut_stop_end();
 	return ret;
 }
