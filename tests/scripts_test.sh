@@ -7,7 +7,9 @@
 # prints a USAGE and exits 0; an unknown option, no root, or a missing
 # tool is one line on stderr naming the cause (the Debian package for a
 # tool) and exit 2, with nothing changed: no file touched, no loop device
-# or mount left.
+# or mount left.  Stopped midway (SIGTERM to its PID, or a terminal's
+# Ctrl-C to its process group), scan-matrix stops every process it
+# started and removes what it made, exit 143 or 130, no traceback.
 set -u
 
 top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -18,7 +20,7 @@ trap 'rm -rf "$scratch"' EXIT
 # a disk another user started on this machine
 export UNTORN_HDD_STATE=$scratch/hdd-state
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 9
+ktap_plan 11
 
 # paths under the top folder
 SCRIPTS="scripts/bench-matrix scripts/bt-plot scripts/crash-sim scripts/demo scripts/emulate-hdd scripts/fio-compare
@@ -263,6 +265,42 @@ elif [ ! -x "$top/build/untorn-hdd" ] || ! command -v fio >/dev/null; then
 else
 	two_disks
 	ok $? "emulate-hdd: two disks calibrated at once; stop DEV and stop --all leave a disk whose starter runs; a detached disk's calibration stops at once"
+fi
+
+# scan-matrix stopped midway: SIGTERM to its PID alone while it loads
+# (untorn load), a Ctrl-C to its whole group while fio reads (fio, with
+# Python in the pipelines beside it).  Every process of it ends, its
+# work directory, loop devices and mounts are gone, the exit status is
+# 128 + the signal's, and stderr has no traceback.  A small run: one
+# layout, the ssd device (a loop device), no runs under load, no crash
+sm_stopped() {	# [-]SIGNAL PATTERN
+	local sig=$1 pid want=$((128 + $(kill -l "${1#-}"))) bad=""
+	stop_midway "$sig" "$2" "$top/scripts/scan-matrix" --devices ssd --layouts sequential --rows 150000 \
+		--writers 0 --crash-commits 0 --fio-seconds 30 --out "$scratch/sm-${sig#-}" >"$scratch/sm.out" 2>"$scratch/sm.err"
+	pid=$(echo "$stop_ps" | awk '/scripts\/scan-matrix/ { print $1; exit }')
+	echo "$stop_ps" | sed 's/^/# before: /'
+	sed 's/^/# stderr: /' "$scratch/sm.err" | tail -3
+	[ $stop_seen -eq 1 ] || bad="$bad [$2 never ran]"
+	[ "$stop_rc" -eq "$want" ] || bad="$bad [exit $stop_rc]"
+	[ -z "$stop_left" ] || bad="$bad [left:$stop_left]"
+	! grep -q Traceback "$scratch/sm.err" || bad="$bad [traceback]"
+	! ls -d /var/tmp/untorn-scan-matrix-"$pid"-* >/dev/null 2>&1 || bad="$bad [work dir left]"
+	! losetup -a | grep -q "untorn-scan-matrix-$pid-" || bad="$bad [loop device left]"
+	! grep -q "untorn-scan-matrix-$pid-" /proc/mounts || bad="$bad [mount left]"
+	[ -z "$bad" ] || echo "# failed:$bad"
+	[ -z "$bad" ]
+}
+if [ "$(id -u)" -ne 0 ]; then
+	ok_skip "scan-matrix: SIGTERM to its PID while it loads" "not root (loop devices, mounts)"
+	ok_skip "scan-matrix: Ctrl-C to its group while fio reads" "not root (loop devices, mounts)"
+elif ! command -v fio >/dev/null || [ ! -x "${UNTORN:-$top/build/untorn}" ]; then
+	ok 1 "scan-matrix: SIGTERM to its PID while it loads: fio or untorn missing; run make deps && make"
+	ok 1 "scan-matrix: Ctrl-C to its group while fio reads: fio or untorn missing; run make deps && make"
+else
+	sm_stopped TERM "untorn load .*--layout sequential"
+	ok $? "scan-matrix: SIGTERM to its PID while it loads: untorn load stopped, exit 143, no work directory, loop device or mount left"
+	sm_stopped -INT "fio --name=randread"
+	ok $? "scan-matrix: Ctrl-C to its group while fio reads: exit 130, no traceback, nothing left"
 fi
 
 ktap_finish
