@@ -24,7 +24,7 @@ cleanup() {
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/loopfs.sh"
-ktap_plan 15
+ktap_plan 16
 
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest guards "needs root for loop devices and mounts"
 for t in losetup mkfs.ext4 mkfs.xfs mount; do
@@ -63,6 +63,22 @@ expect_fail "init --guard atomic on ext4 data=ordered: refused" "atomic write" \
 	"$scratch/ordered/a" -- init "$scratch/ordered/a" --guard atomic
 expect_fail "init --single-lsn --guard journal on data=journal: refused (InnoDB's design tears)" "straddle" \
 	"$scratch/journal/n" -- init "$scratch/journal/n" --guard journal --single-lsn
+
+# safe_on (crash-sim's check before it makes anything) is init's verdict
+# on the filesystems the scripts make: never refuses what init takes
+bad=""
+for g in $("$UNTORN" guards --list); do
+	[ -z "$("$UNTORN" guards --get init_flags "$g")" ] || continue
+	safe_on=$("$UNTORN" guards --get safe_on "$g")
+	for k in ordered:ext4-ordered journal:ext4-journal xfs:xfs; do
+		"$UNTORN" init "$scratch/${k%%:*}/safe-on-$g" --guard "$g" --log-size 16M >/dev/null 2>&1 &&
+			case " $safe_on " in *" ${k#*:} "*) ;; *) bad="$bad $g on ${k#*:}" ;; esac
+		rm -rf "$scratch/${k%%:*}/safe-on-$g"
+	done
+done
+[ -z "$bad" ] && [ "$("$UNTORN" guards --get safe_on journal)" = ext4-journal ] &&
+	[ -z "$("$UNTORN" guards --get safe_on none)" ]
+ok $? "guards --get safe_on: every filesystem init takes a guard on is among its safe_on${bad:+ (not:$bad)}; journal only ext4-journal"
 
 # per-file data journaling: ext4 data=ordered mounted nodelalloc, the
 # store's directory chattr +j (which needs CAP_SYS_RESOURCE): refused

@@ -29,7 +29,11 @@ static const char guards_help[] =
 	"                     restore_phase, options, judges_devices (yes when\n"
 	"                     the verdict reads the devices under the filesystem,\n"
 	"                     so a store on a device no verdict knows, a model\n"
-	"                     or a snapshot, needs --unsafe; or nothing)\n";
+	"                     or a snapshot, needs --unsafe; or nothing),\n"
+	"                     safe_on (the scripts' filesystems, of ext4-ordered,\n"
+	"                     ext4-journal and xfs, on which its verdict can pass\n"
+	"                     as they are made, the device permitting; nothing\n"
+	"                     for a guard init takes only with --unsafe)\n";
 
 static const char *const direct_names[] = {
 	[UT_DIRECT_NEVER] = "never",
@@ -49,6 +53,63 @@ static void options_of(const struct ut_guard_ops *ops, char *out, size_t len)
 	for (o = ops->opts; o && o->name && n < len; o++)
 		n += snprintf(out + n, len - n, "%s--%s %s", n ? " " : "",
 			      o->name, o->arg);
+}
+
+/*
+ * The filesystems the scripts make (scripts/lib/devices.sh), as the
+ * verdict sees them: 4 KiB blocks, barriers, ext4 data=ordered with
+ * delayed allocation; what only the device tells (its atomic writes,
+ * the unit its layers write whole) at its best, so a guard refused on
+ * one is refused on every device.
+ */
+static const struct {
+	const char *kind;
+	const char *fstype;
+	enum ut_data_mode mode;
+} fs_kinds[] = {
+	{ "ext4-ordered", "ext4", UT_DATA_ORDERED },
+	{ "ext4-journal", "ext4", UT_DATA_JOURNAL },
+	{ "xfs", "xfs", UT_DATA_NA },
+};
+
+static void kind_caps(unsigned k, struct ut_fscaps *c)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->mnt.fstype, sizeof(c->mnt.fstype), "%s",
+		 fs_kinds[k].fstype);
+	c->data_mode = fs_kinds[k].mode;
+	c->delalloc = fs_kinds[k].mode == UT_DATA_ORDERED;
+	c->durable = 1;
+	c->barrier = 1;
+	c->commit_s = -1;
+	c->rotational = -1;
+	c->fs_block = 4096;
+	c->atomic_min = 512;
+	c->atomic_max = 1u << 20;
+	c->stack.unit = 4096;
+}
+
+/* "ext4-ordered xfs": the kinds on which the guard's verdict passes for
+ * 16 KiB pages of 4 KiB blocks ("" for a guard that needs --unsafe). */
+static const char *safe_on(const struct ut_guard_ops *ops, char *buf,
+			   size_t len)
+{
+	struct ut_fscaps c;
+	struct ut_verdict v;
+	size_t n = 0;
+	unsigned k;
+
+	buf[0] = '\0';
+	if (ops->needs_unsafe)
+		return buf;
+	for (k = 0; k < sizeof(fs_kinds) / sizeof(fs_kinds[0]); k++) {
+		kind_caps(k, &c);
+		ut_guard_verdict(ops, &c, 16384, 4096, &v);
+		if (v.safe && n < len)
+			n += snprintf(buf + n, len - n, "%s%s", n ? " " : "",
+				      fs_kinds[k].kind);
+	}
+	return buf;
 }
 
 /* One fact as text ("" when the guard has none of it); NULL: no such fact. */
@@ -85,14 +146,16 @@ static const char *fact(const struct ut_guard_ops *ops, const char *key,
 		options_of(ops, buf, len);
 		return buf;
 	}
+	if (!strcmp(key, "safe_on"))
+		return safe_on(ops, buf, len);
 	return NULL;
 }
 
 static const char *const facts[] = {
-	"id",	   "help",	    "init_flags",
-	"expect",  "bench_fs",	    "whole_writes",
-	"direct",  "file",	    "restore_phase",
-	"options", "judges_devices"
+	"id",	   "help",	     "init_flags",
+	"expect",  "bench_fs",	     "whole_writes",
+	"direct",  "file",	     "restore_phase",
+	"options", "judges_devices", "safe_on"
 };
 #define N_FACTS (sizeof(facts) / sizeof(facts[0]))
 
