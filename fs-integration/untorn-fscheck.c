@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <untorn/parse.h>
 #include "cli/json_quote.h"
 #include "fscaps/fscaps.h"
@@ -325,6 +326,30 @@ static int copyless_safe(const struct ut_guard_ops **shown,
 	return 0;
 }
 
+/* opt (--probe, --measure) cannot write in dir: the cause, and its fix. */
+static int cannot_write(const char *opt, const char *dir,
+			const struct ut_fscaps *caps, int ret)
+{
+	const char *fix = "give a directory on a local filesystem with room";
+
+	if (ret == -EROFS) {
+		fprintf(stderr,
+			"untorn-fscheck: %s: %s is on a read-only mount (%s); remount it rw (mount -o remount,rw %s) or give a directory on a writable filesystem\n",
+			opt, dir, caps->mnt.mount_point, caps->mnt.mount_point);
+		return 2;
+	}
+	if (ret == -EACCES || ret == -EPERM)
+		fix = geteuid() ?
+			      "give a directory this user can write to, or run as root" :
+			      "give another directory (lsattr -d shows an immutable one)";
+	else if (ret == -ENOSPC || ret == -EDQUOT)
+		fix = "free some space there, or give a directory on a filesystem with room";
+	fprintf(stderr,
+		"untorn-fscheck: %s: cannot write pages in %s: %s; %s\n", opt,
+		dir, strerror(-ret), fix);
+	return 2;
+}
+
 /*
  * --measure: after the verdict, the measurement (the script prints it;
  * in --json, the one object with the verdict in it).  The status is the
@@ -535,14 +560,15 @@ int main(int argc, char **argv)
 			argv[optind], caps.mnt.fstype);
 		return 2;
 	}
+	/* both write there: refused before the report */
+	if ((measure_s || probe_s) && access(argv[optind], W_OK))
+		return cannot_write(measure_s ? "--measure" : "--probe",
+				    argv[optind], &caps, -errno);
 	if (probe_s) {
 		ret = ut_split_probe(&caps, ps, probe_s, &probe);
-		if (ret) {
-			fprintf(stderr,
-				"untorn-fscheck: --probe: cannot write pages in %s: %s; give a directory this user can write to\n",
-				argv[optind], strerror(-ret));
-			return 2;
-		}
+		if (ret)
+			return cannot_write("--probe", argv[optind], &caps,
+					    ret);
 		if (probe.measured) {
 			caps.probe_pages = probe.pages;
 			caps.probe_split = probe.split;

@@ -241,7 +241,13 @@ refused "bad innodb_doublewrite" "innodb_doublewrite = maybe .* is not a value" 
 printf '[mysqld]\ndatadir = %s\ninnodb_page_size = 12k\n' "$scratch/ord/data" >"$scratch/bad.cnf"
 refused "bad innodb_page_size" "innodb_page_size = 12k .* not a power of two" \
 	--mysql --defaults-file "$scratch/bad.cnf"
-ok $fails "refusals (missing option file, a directory as the option file, PATH, --probe or --defaults-file misused, bad innodb_doublewrite, bad innodb_page_size): one line, exit 2, nothing on stdout"
+# unreadable for a reason root does not change: not "run as root"
+mkdir -p "$scratch/isdir/ibdata1"
+printf '[mysqld]\ndatadir = %s\n' "$scratch/isdir" >"$scratch/bad.cnf"
+refused "ibdata1 a directory" "isdir/ibdata1: Is a directory; check the path" \
+	--mysql --defaults-file "$scratch/bad.cnf"
+grep -q "as root" "$scratch/err" && fails=$((fails + 1))
+ok $fails "refusals (missing option file, a directory as the option file, PATH, --probe or --defaults-file misused, bad innodb_doublewrite, bad innodb_page_size, ibdata1 a directory: no \"run as root\"): one line, exit 2, nothing on stdout"
 
 # a system tablespace that is not one: refused, not guessed
 dd if=/dev/zero of="$scratch/ord/data/ibdata1" bs=4096 count=1 conv=notrunc status=none

@@ -10,16 +10,17 @@
 # directory with too little space is refused naming what it needs; bad
 # values and combinations are one line and exit 2; SIGTERM to the
 # program's PID mid-run stops the measurement's every process and
-# removes what it made, exit 143.
+# removes what it made, exit 143; a directory on a read-only mount is
+# refused before the report, naming the mount.
 set -u
 
 top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 fscheck=${UNTORN_FSCHECK:-$top/build/untorn-fscheck}
 scratch=$(mktemp -d "/var/tmp/untorn-measure-$$-XXXXXX")
 . "$(dirname "$0")/loopfs.sh"
-trap 'loopfs_cleanup; rm -rf "$scratch"' EXIT
+trap 'umount "$scratch/ro" 2>/dev/null; loopfs_cleanup; rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 6
+ktap_plan 7
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest measure "needs root for loop devices and mounts"
 losetup -f >/dev/null 2>&1 || ktap_skip_rest measure "no free loop device"
 
@@ -105,5 +106,21 @@ sed 's/^/# stderr: /' "$scratch/m5.err" | tail -3
 	echo "$stop_ps" | grep -q doublewrite-cost && [ -z "$(ls -A "$scratch/tmp5")" ] &&
 	! ls -d /var/tmp/untorn-bench-matrix-"$bm_pid"-* >/dev/null 2>&1 && [ "$state" = "$(dir_state "$d")" ]
 ok $? "SIGTERM to untorn-fscheck --measure mid-run: exit $stop_rc, its scripts and untorn bench stopped, no temporary directory left, the directory as it was"
+
+# a read-only mount (data=journal, so --probe writes too): the cause,
+# not "this user", in one line before any report
+truncate -s 64M "$scratch/ro.img" && mkfs.ext4 -q "$scratch/ro.img" &&
+	ro=$(losetup -f --show "$scratch/ro.img") && loopfs_loops+=("$ro") &&
+	mkdir -p "$scratch/ro" && mount -o ro,data=journal "$ro" "$scratch/ro"
+bad=""
+for opt in --measure=100 --probe=1; do
+	"$fscheck" "$scratch/ro" "$opt" >"$scratch/out" 2>"$scratch/err"
+	rc=$?
+	echo "# $(head -c 300 "$scratch/err")"
+	[ $rc -eq 2 ] && [ "$(wc -l <"$scratch/err")" -eq 1 ] && [ ! -s "$scratch/out" ] &&
+		grep -q -- "${opt%=*}: $scratch/ro is on a read-only mount ($scratch/ro); remount it rw" "$scratch/err" || bad="$bad $opt"
+done
+[ -z "$bad" ]
+ok $? "--measure and --probe on a read-only mount: one line naming the mount and remount rw, nothing printed, exit 2${bad:+ (failed:$bad)}"
 
 ktap_finish

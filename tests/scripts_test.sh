@@ -7,20 +7,26 @@
 # prints a USAGE and exits 0; an unknown option, no root, or a missing
 # tool is one line on stderr naming the cause (the Debian package for a
 # tool) and exit 2, with nothing changed: no file touched, no loop device
-# or mount left.  Stopped midway (SIGTERM to its PID, or a terminal's
+# or mount left.  A file or directory on a read-only mount is refused
+# naming the mount, not this user's permissions (root is refused too).
+# Stopped midway (SIGTERM to its PID, or a terminal's
 # Ctrl-C to its process group), scan-matrix stops every process it
 # started and removes what it made, exit 143 or 130, no traceback.
 set -u
 
 top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/var/tmp}/untorn-scripts-test-$$-XXXXXX")
-trap 'rm -rf "$scratch"' EXIT
+ro_cleanup() {
+	mountpoint -q "$scratch/ro" && umount "$scratch/ro"
+	[ -z "${ro_dev:-}" ] || losetup -d "$ro_dev" 2>/dev/null
+}
+trap 'ro_cleanup; rm -rf "$scratch"' EXIT
 # emulate-hdd keeps its disks' state in a directory of this test's own:
 # what its runs leave is theirs alone, and its `stop --all` cannot reach
 # a disk another user started on this machine
 export UNTORN_HDD_STATE=$scratch/hdd-state
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 11
+ktap_plan 12
 
 # paths under the top folder
 SCRIPTS="scripts/bench-matrix scripts/bt-plot scripts/crash-sim scripts/demo scripts/emulate-hdd scripts/fio-compare
@@ -301,6 +307,31 @@ else
 	ok $? "scan-matrix: SIGTERM to its PID while it loads: untorn load stopped, exit 143, no work directory, loop device or mount left"
 	sm_stopped -INT "fio --name=randread"
 	ok $? "scan-matrix: Ctrl-C to its group while fio reads: exit 130, no traceback, nothing left"
+fi
+
+# a read-only mount: test -w fails for root too; each line names the
+# mount and remount rw, not permissions
+ro_case() {
+	local bad="" c r=$scratch/ro
+	mkdir -p "$r" && truncate -s 64M "$scratch/ro.img" && mkfs.ext4 -q -b 4096 "$scratch/ro.img" &&
+		ro_dev=$(losetup -f --show "$scratch/ro.img") && mount "$ro_dev" "$r" && touch "$r/fstab" &&
+		mount -o remount,ro "$r" || return 1
+	for c in "scripts/profile-overhead --json $r/p.json" "scripts/fio-compare --dir $r --jobs redo --out $scratch/o-ro" \
+		 "scripts/emulate-hdd start --trace $r/t.log" "scripts/fix-journal $r --fstab $r/fstab --apply"; do
+		# shellcheck disable=SC2086
+		one_line_exit2 "${c%% *}" "$top"/$c || { bad="$bad ${c%% *}"; continue; }
+		grep -q "$r is on a read-only mount ($r); remount it rw" "$scratch/err" || bad="$bad ${c%% *}[$(cat "$scratch/err")]"
+	done
+	[ ! -e "$scratch/o-ro" ] && [ -z "$(ls -A "$r" | grep -vx -e lost+found -e fstab)" ] || bad="$bad [something made]"
+	[ -z "$bad" ] || echo "# failed:$bad"
+	[ -z "$bad" ]
+}
+if [ "$(id -u)" -ne 0 ]; then
+	ok_skip "a read-only mount, as root: named as the cause" "not root (loop devices, mounts)"
+else
+	ro_case
+	ok $? "profile-overhead --json, fio-compare --dir, emulate-hdd --trace, fix-journal --fstab on a read-only mount, as root: one line naming the mount and remount rw, exit 2, nothing made"
+	ro_cleanup
 fi
 
 ktap_finish

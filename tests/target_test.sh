@@ -10,7 +10,8 @@
 # data=ordered, ext4 data=journal and XFS runs the guards that
 # filesystem honours, says in one line why each other one did not run,
 # and leaves the directory as it found it after success, after Ctrl-C
-# mid-run and after a full disk; too little space is refused.
+# mid-run and after a full disk; too little space is refused, and a
+# directory on a read-only mount is refused saying so (as root too).
 # scan-matrix --target scans stores copied into a directory or written
 # over a blank device.
 set -u
@@ -22,13 +23,14 @@ extra_loops=()
 cleanup() {
 	local l
 	umount "$scratch/m" 2>/dev/null
+	umount "$scratch/ro" 2>/dev/null
 	for l in "${extra_loops[@]}"; do losetup -d "$l" 2>/dev/null; done
 	loopfs_cleanup
 	rm -rf "$scratch"
 }
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 18
+ktap_plan 19
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest target "needs root for loop devices, mkfs and mounts"
 losetup -f >/dev/null 2>&1 || ktap_skip_rest target "no free loop device"
 
@@ -277,5 +279,23 @@ PY
 [ $rc -eq 0 ] && [ "$left" -eq 0 ] && [ -s "$scratch/o-pl/pacing-off/matrix.json" ] &&
 	[ -s "$scratch/o-pl/sweep.json" ] && keeps_right
 ok $? "--pacing forecast,off: both modes run and reported with what the paced run keeps of the unpaced, no work directory left (exit $rc, $left left)"
+
+# 19: a read-only mount is "not writable" to test -w even as root: the
+# line names the mount, not this user's permissions
+mkdir -p "$scratch/ro"
+truncate -s 64M "$scratch/ro.img" && mkfs.ext4 -q "$scratch/ro.img" &&
+	ro=$(losetup -f --show "$scratch/ro.img") && extra_loops+=("$ro") &&
+	mount -o ro "$ro" "$scratch/ro"
+bad=""
+for cmd in "$bm --target $scratch/ro ${quick[*]}" "$top/scripts/doublewrite-cost $scratch/ro"; do
+	$cmd >"$scratch/out" 2>"$scratch/err"
+	rc=$?
+	echo "# $(head -c 300 "$scratch/err")"
+	[ $rc -eq 2 ] && [ "$(wc -l <"$scratch/err")" -eq 1 ] && [ ! -s "$scratch/out" ] &&
+		grep -q "$scratch/ro: is on a read-only mount ($scratch/ro); remount it rw" "$scratch/err" &&
+		! grep -q "run as root" "$scratch/err" || bad="$bad ${cmd%% *}"
+done
+[ -z "$bad" ] && [ -z "$(ls -A "$scratch/ro" | grep -v lost+found)" ]
+ok $? "--target DIR on a read-only mount (bench-matrix, doublewrite-cost), as root: one line naming the read-only mount and remount rw, exit 2${bad:+ (failed:$bad)}"
 
 ktap_finish

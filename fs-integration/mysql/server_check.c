@@ -155,6 +155,15 @@ static int option_page_size(const struct server *s, uint32_t *ps)
 	return 0;
 }
 
+/* The fix for a file the check could not read: root only helps where
+ * permission was the cause. */
+static const char *read_fix(int ret)
+{
+	if (ret == -EACCES || ret == -EPERM)
+		return "run as the server's user or as root";
+	return "check the path and the device under it (dmesg shows I/O errors)";
+}
+
 /* the page size: the system tablespace's own, else the option's */
 static int find_page_size(struct server *s)
 {
@@ -190,8 +199,8 @@ static int find_page_size(struct server *s)
 		return fail("%s: its first page is not an InnoDB tablespace header; check innodb_data_file_path, or run the server's own recovery first",
 			    s->ibdata);
 	if (ret)
-		return fail("%s: %s; run as the server's user or as root",
-			    s->ibdata, strerror(-ret));
+		return fail("%s: %s; %s", s->ibdata, strerror(-ret),
+			    read_fix(ret));
 	if (snprintf(s->page_from, sizeof(s->page_from), "%s, %s format",
 		     s->ibdata, format) < 0)
 		s->page_from[0] = '\0';
@@ -338,8 +347,8 @@ static int probe_places(struct server *s)
 		existing_parent(p->path, p->probed, sizeof(p->probed));
 		ret = ut_fscaps_probe(p->probed, &p->caps);
 		if (ret)
-			return fail("%s: %s; run as root or as the server's user",
-				    p->probed, strerror(-ret));
+			return fail("%s: %s; %s", p->probed, strerror(-ret),
+				    read_fix(ret));
 		ut_fscaps_innodb_verdict(&p->caps, s->page_size, &p->v);
 	}
 	return 0;

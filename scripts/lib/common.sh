@@ -201,6 +201,42 @@ make_dir() {
 	mkdir "$1" 2>/dev/null || die "cannot create directory $1"
 }
 
+# path_unreachable PATH: for a PATH that does not show, why, when the
+# cause is a directory above it this user may not search (then it may
+# well exist); nothing when it is simply missing
+path_unreachable() {
+	local up=$1
+	[ -e "$up" ] && return 0
+	while [ ! -e "$up" ] && [ "$up" != / ] && [ "$up" != . ]; do up=$(dirname "$up"); done
+	[ -d "$up" ] && [ ! -x "$up" ] &&
+		echo "cannot be reached: this user may not search $up ($(stat -c '%U:%G %A' "$up")); give a path this user can reach, or run as root"
+}
+
+# dir_unwritable DIR: why files cannot be made in DIR, the cause then
+# its fix after ';', for a message to put after DIR ("is on a read-only
+# mount (/mnt); remount it rw ..."); nothing when they can.  The cause
+# first: test -w says "not writable" to root too on a read-only mount.
+dir_unwritable() {
+	local d=$1 mp why
+	if [ ! -e "$d" ]; then
+		why=$(path_unreachable "$d")
+		echo "${why:-does not exist; create it first, or give an existing directory}"
+		return 0
+	fi
+	[ -d "$d" ] || { echo "is not a directory; give a directory"; return 0; }
+	mp=$(findmnt -no TARGET -T "$d" 2>/dev/null)
+	if findmnt -no OPTIONS -T "$d" 2>/dev/null | tr , '\n' | grep -qx ro; then
+		echo "is on a read-only mount ($mp); remount it rw (mount -o remount,rw $mp) or give a directory on a writable filesystem"
+	elif [ ! -w "$d" ] || [ ! -x "$d" ]; then
+		if [ "$(id -u)" -eq 0 ]; then
+			echo "is not writable even by root (immutable? lsattr -d $d shows it); give another directory"
+		else
+			echo "is not writable by this user ($(stat -c '%U:%G %A' "$d")); give a directory you may write to, or run as root"
+		fi
+	fi
+	return 0
+}
+
 # jget FILE KEY: one top-level field of a JSON file
 jget() { py -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
 

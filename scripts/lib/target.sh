@@ -97,10 +97,14 @@ target_check_dev() {
 target_check_dir() {
 	local dir=$1 need=$2 fix=${3:-free some space there or give fewer --rows}
 	local what=${4:-the benchmark} name=${5:---target $1} avail
+	local why
+	why=$(path_unreachable "$dir")
+	[ -z "$why" ] || die "$name: $why"
 	[ -d "$dir" ] || die "$name: no such directory or block device"
-	[ -w "$dir" ] || die "$name: not writable by this user; give a directory you may write to (or run as root)"
-	findmnt -no OPTIONS -T "$dir" | tr , '\n' | grep -qx ro &&
-		die "$name: its filesystem is mounted read-only; give a directory on a writable one"
+	# the cause, not test -w's answer (a read-only mount is "not
+	# writable" to root too)
+	why=$(dir_unwritable "$dir")
+	[ -z "$why" ] || die "$name: $why"
 	avail=$(df -B1 --output=avail "$dir" | tail -1 | tr -d ' ')
 	[ "$avail" -ge "$need" ] ||
 		die "$name: $(human "$avail") free, $what needs $(human "$need"); $fix"
