@@ -6,7 +6,8 @@
 # nothing (also for a store whose redo log is on a filesystem of its own,
 # both devices cut at once), and the naive one-LSN-per-page design must tear pages that
 # `untorn check` reports; the sector guard's blocks cut at any 512-byte
-# sector are rebuilt, and 4 KiB blocks on 512-byte sectors are not.  `make crash-test` runs 200 per configuration.
+# sector are rebuilt, and 4 KiB blocks on 512-byte sectors are not.
+# Bad values and combinations are refused before anything is made.  `make crash-test` runs 200 per configuration.
 set -u
 
 top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -14,7 +15,37 @@ scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-crashsim-test-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
 TRIALS=${UNTORN_CRASHSIM_TRIALS:-3}
-ktap_plan 10
+ktap_plan 11
+
+# bad values and combinations: one line, exit 2, before a loop device, a
+# filesystem or a file is made (its work directory would be in $made)
+made=$scratch/made
+mkdir -p "$made"
+bad=""
+while read -r pat args; do
+	[ -n "$pat" ] || continue
+	# shellcheck disable=SC2086
+	UNTORN_TEST_DIR=$made "$top/scripts/crash-sim" $args >"$scratch/out" 2>"$scratch/err" </dev/null
+	rc=$?
+	if [ $rc -ne 2 ] || [ "$(wc -l <"$scratch/err")" -ne 1 ] || ! grep -q -- "${pat//_/ }" "$scratch/err" ||
+	   [ -s "$scratch/out" ] || [ -n "$(ls -A "$made")" ] || losetup -a 2>/dev/null | grep -q "$made/"; then
+		bad="$bad [$args: exit $rc: $(head -c 200 "$scratch/err" "$scratch/out")]"
+	fi
+done <<EOF
+/nonexistent-$$_does_not_exist;_create_it --json /nonexistent-$$/sim.json
+is_a_directory;_give_a_file --json $scratch
+--trials_must_be_at_least_1 --trials 0
+add_--moment_mid-page,_or_drop_--cut --cut half
+add_--moment_mid-page,_or_drop_--cut --cut random --moment random
+--guard_journal_is_not_safe_on_xfs.*;_give_--fs_ext4-journal --guard journal --fs xfs
+--guard_atomic_is_not_safe_on_ext4-journal.*;_give_--fs_xfs --guard atomic --fs ext4-journal
+--guard_needs_a_value;_see_--help --guard
+--commit_is_sync_or_lazy --commit soon
+--expect_is_safe_or_detect --expect maybe
+EOF
+[ -z "$bad" ] || echo "# failed:$bad"
+[ -z "$bad" ]
+ok $? "bad values and combinations (--json into a missing directory, --trials 0, --cut without --moment mid-page, a guard its verdict refuses on --fs, ...): one line, exit 2, nothing made"
 
 sim() {	# sim DESCRIPTION crash-sim-args...
 	local desc=$1 rc

@@ -317,7 +317,8 @@ ro_case() {
 		ro_dev=$(losetup -f --show "$scratch/ro.img") && mount "$ro_dev" "$r" && touch "$r/fstab" &&
 		mount -o remount,ro "$r" || return 1
 	for c in "scripts/profile-overhead --json $r/p.json" "scripts/fio-compare --dir $r --jobs redo --out $scratch/o-ro" \
-		 "scripts/emulate-hdd start --trace $r/t.log" "scripts/fix-journal $r --fstab $r/fstab --apply"; do
+		 "scripts/emulate-hdd start --trace $r/t.log" "scripts/fix-journal $r --fstab $r/fstab --apply" \
+		 "scripts/crash-sim --json $r/c.json --trials 1"; do
 		# shellcheck disable=SC2086
 		one_line_exit2 "${c%% *}" "$top"/$c || { bad="$bad ${c%% *}"; continue; }
 		grep -q "$r is on a read-only mount ($r); remount it rw" "$scratch/err" || bad="$bad ${c%% *}[$(cat "$scratch/err")]"
@@ -330,7 +331,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	ok_skip "a read-only mount, as root: named as the cause" "not root (loop devices, mounts)"
 else
 	ro_case
-	ok $? "profile-overhead --json, fio-compare --dir, emulate-hdd --trace, fix-journal --fstab on a read-only mount, as root: one line naming the mount and remount rw, exit 2, nothing made"
+	ok $? "profile-overhead --json, fio-compare --dir, emulate-hdd --trace, fix-journal --fstab, crash-sim --json on a read-only mount, as root: one line naming the mount and remount rw, exit 2, nothing made"
 	ro_cleanup
 fi
 
