@@ -6,7 +6,8 @@
 # options the guard needs, the journal is sized by the rule, the verdict
 # says the guard is safe; a mounted or attached target, an existing
 # filesystem without --force, and bad options are refused with exit 2 and
-# nothing changed.
+# nothing changed; a file on a filesystem without its size free is
+# refused before mkfs (which would fail with an I/O error).
 set -u
 
 top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -14,6 +15,7 @@ scratch=$(mktemp -d "/var/tmp/untorn-mkfs-$$-XXXXXX")
 cleanup() {
 	local m l
 	for m in "$scratch"/mnt*; do mountpoint -q "$m" 2>/dev/null && umount "$m"; done
+	mountpoint -q "$scratch/full" 2>/dev/null && umount "$scratch/full"
 	for l in $(losetup -j "$scratch/j.img" 2>/dev/null | cut -d: -f1) \
 		 $(losetup -j "$scratch/a.img" 2>/dev/null | cut -d: -f1); do
 		losetup -d "$l"
@@ -22,7 +24,7 @@ cleanup() {
 }
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 12
+ktap_plan 13
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest mkfs "needs root for mkfs, mount and loop devices"
 for t in mkfs.ext4 mkfs.xfs losetup blkid findmnt dumpe2fs; do
 	command -v $t >/dev/null || ktap_skip_rest mkfs "$t not installed (apt-get install e2fsprogs xfsprogs util-linux)"
@@ -167,5 +169,30 @@ rc=$?
 	[ ! -e "$n" ] && [ ! -e "$m" ] && [ -z "$(losetup -j "$n" 2>/dev/null)" ]
 ok $? "--dry-run prints the mkfs and mount commands and the fstab line, and makes nothing"
 sed 's/^/# /' "$scratch/out"
+
+# a full filesystem (a 1 MiB tmpfs): the sparse file would be made, and
+# mkfs fail on it with "Input/output error"; refused first, nothing made
+full=$scratch/full
+mkdir -p "$full" && mount -t tmpfs -o size=1M "untorn-mkfs-test-$$" "$full" && truncate -s 200M "$full/old.img"
+bad=""
+cases=("mkfs-journal new.img:--size 1G" "mkfs-journal old.img:" "mkfs-atomic new.img:--size 1G --dry-run")
+kernel_ok=1
+krel=$(uname -r); kmaj=${krel%%.*} kmin=${krel#*.}; kmin=${kmin%%[!0-9]*}
+[ "$kmaj" -gt 6 ] || { [ "$kmaj" -eq 6 ] && [ "$kmin" -ge 16 ]; } || kernel_ok=0
+for c in "${cases[@]}"; do
+	s=${c%% *} rest=${c#* } f=$full/${rest%%:*} args=${rest#*:}
+	[ "$s" = mkfs-atomic ] && [ $kernel_ok -eq 0 ] && continue
+	# shellcheck disable=SC2086
+	"$top/scripts/$s" "$f" $args --mount "$scratch/mnt-full" >"$scratch/out" 2>"$scratch/err"
+	r=$?
+	echo "# $(head -c 300 "$scratch/err")"
+	[ $r -eq 2 ] && [ "$(wc -l <"$scratch/err")" -eq 1 ] && grep -q "has 1 MiB.*; free some space there" "$scratch/err" &&
+		[ ! -s "$scratch/out" ] && [ ! -e "$scratch/mnt-full" ] && [ -z "$(losetup -j "$f" 2>/dev/null)" ] ||
+		bad="$bad $s:${rest%%:*}"
+done
+[ -z "$(ls -A "$full" | grep -vx old.img)" ] && [ "$(stat -c %b "$full/old.img")" -eq 0 ] || bad="$bad [something made]"
+umount "$full"
+[ -z "$bad" ]
+ok $? "a file on a full filesystem (new with --size, an existing sparse one, mkfs-atomic too): one line naming the free space and the fix, exit 2, nothing made${bad:+ (failed:$bad)}"
 
 ktap_finish

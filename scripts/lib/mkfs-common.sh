@@ -66,6 +66,32 @@ need_bytes() {
 	die "$target would be $(human "$have") ($have bytes); $3 at least $2: $fix"
 }
 
+# need_room: a file target's filesystem has room to be written where the
+# file lives.  The file is sparse: mkfs fills its metadata and journal,
+# and the filesystem on it every block it is given, so it must have its
+# whole size free there -- else mkfs or a later write fails with an I/O
+# error (a new file: --size; an existing one: what it has not allocated
+# yet).  One line naming the fix; a device needs none.
+need_room() {
+	local where have need alloc
+	[ "$is_file" -eq 1 ] || return 0
+	where=$(dirname "$target")
+	if [ -e "$target" ]; then
+		alloc=$(($(stat -c '%b * %B' "$target")))
+		need=$(($(stat -c %s "$target") - alloc))
+	else
+		need=$size_b
+	fi
+	[ "$need" -gt 0 ] || return 0
+	have=$(df -B1 --output=avail "$where" | tail -1 | tr -d ' ')
+	[ "$have" -ge "$need" ] && return 0
+	local fs
+	fs=$(findmnt -no TARGET -T "$where")
+	[ -e "$target" ] &&
+		die "$target: the filesystem in it will fill $(human "$need") of it not yet allocated, and $fs has $(human "$have") free; free some space there, or move the file to a filesystem with room"
+	die "$target: a $(human "$need") file needs $(human "$need") free on $fs as the filesystem in it fills, and it has $(human "$have"); free some space there, give a smaller --size, or put the file on a filesystem with room"
+}
+
 # plan_and_exit MKFS-COMMAND FSTYPE OPTIONS: what --dry-run prints
 # instead of doing it; exit 0
 plan_and_exit() {
