@@ -26,7 +26,7 @@ trap 'ro_cleanup; rm -rf "$scratch"' EXIT
 # a disk another user started on this machine
 export UNTORN_HDD_STATE=$scratch/hdd-state
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 12
+ktap_plan 13
 
 # paths under the top folder
 SCRIPTS="scripts/bench-matrix scripts/bt-plot scripts/crash-sim scripts/demo scripts/emulate-hdd scripts/fio-compare
@@ -308,6 +308,26 @@ else
 	sm_stopped -INT "fio --name=randread"
 	ok $? "scan-matrix: Ctrl-C to its group while fio reads: exit 130, no traceback, nothing left"
 fi
+
+# an option that only means something with another, given without it:
+# refused naming both, not ignored
+bad=""
+while read -r pat c; do
+	[ -n "$pat" ] || continue
+	# shellcheck disable=SC2086
+	one_line_exit2 "$c" "$top/scripts/"$c || { bad="$bad [$c]"; continue; }
+	grep -q -- "${pat//_/ }" "$scratch/err" || bad="$bad [$c: $(cat "$scratch/err")]"
+done <<EOF
+--cut_says_where_a_mid-page_cut crash-sim --cut half
+--rate_sizes_the_journal_with_--journal-size_auto mkfs-journal $scratch/new.img --size 1G --journal-size 256M --rate 100 --mount $scratch/m
+--calibrate_goes_with_--target bench-matrix --calibrate 1 --out $scratch/o
+--destroy_with_--target_DIR bench-matrix --target $scratch/empty --destroy --out $scratch/o
+--guards_doublewrite,none_leaves_it_out bench-matrix --guards doublewrite,none --sector-block 4096 --out $scratch/o
+EOF
+[ ! -e "$scratch/o" ] && [ ! -e "$scratch/m" ] && [ ! -e "$scratch/new.img" ] || bad="$bad [output made]"
+[ -z "$bad" ] || echo "# failed:$bad"
+[ -z "$bad" ]
+ok $? "options that need another (crash-sim --cut, mkfs-journal --rate, bench-matrix --calibrate, --destroy with a directory, --sector-block): refused, one line, exit 2, nothing made"
 
 # a read-only mount: test -w fails for root too; each line names the
 # mount and remount rw, not permissions
