@@ -249,9 +249,13 @@ MANDIR       := $(DESTDIR)$(PREFIX)/share/man
 SCRIPT_MANS  := $(USER_SCRIPTS:%=$(BUILD)/man/untorn-%.1)
 PROG_MANS    := $(BUILD)/man/untorn-jw-write.1 $(if $(HAVE_FUSE3),$(BUILD)/man/untorn-hdd.1)
 
-# the library's pages (section 3): libuntorn.3 and a page per call,
-# the other names of a page as .so links to it
+# the library's pages (section 3): libuntorn.3 and a page per call; the
+# other names of a page are symbolic links to it, in man/ and installed:
+# man -l follows a link from any directory, where a .so line resolves
+# only from the root of an installed manual
 LIB_MANS     := $(wildcard man/*.3)
+LIB_LINKS    := $(shell find man -maxdepth 1 -name '*.3' -type l)
+LIB_PAGES    := $(filter-out $(LIB_LINKS),$(LIB_MANS))
 
 man: $(SCRIPT_MANS) $(PROG_MANS)
 
@@ -298,7 +302,8 @@ install: all man
 	install -m 644 man/untorn.1 $(MANDIR)/man1/
 	install -m 644 man/untorn-fscheck.8 $(MANDIR)/man8/
 	install -m 644 $(SCRIPT_MANS) $(PROG_MANS) $(MANDIR)/man1/
-	install -m 644 man/*.3 $(MANDIR)/man3/
+	install -m 644 $(LIB_PAGES) $(MANDIR)/man3/
+	for l in $(LIB_LINKS:man/%=%); do ln -sfn "$$(readlink man/$$l)" $(MANDIR)/man3/$$l; done
 	install -m 644 man/untorn-format.5 $(MANDIR)/man5/
 	install -m 644 man/untorn-guards.7 $(MANDIR)/man7/
 

@@ -15,7 +15,7 @@ prefix=$(mktemp -d "/tmp/untorn-install-$$-XXXXXX")
 trap 'rm -rf "$prefix"' EXIT
 scratch=$prefix
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 12
+ktap_plan 13
 
 # the shared library's ABI version, as the Makefile names it
 soversion=$(sed -n 's/^SOVERSION *:= *//p' "$TOP/Makefile")
@@ -197,6 +197,22 @@ if command -v groff >/dev/null; then
 	ok $? "every installed man page formats without warnings ($(echo $pages | wc -w) pages)"
 else
 	ok_skip "man pages format without warnings" "groff not installed (apt-get install groff-base)"
+fi
+
+# man -l opens every section-3 page, an alias (another name of a page)
+# included, from the checkout and from the installed manual, in a
+# directory that is neither's root (a .so line would not resolve there)
+if command -v man >/dev/null; then
+	bad=""
+	for m in "$TOP"/man/*.3 "$man3"/*.3; do
+		out=$(cd / && MANPAGER=cat MANWIDTH=80 man -l "$m" 2>"$prefix/man.err")
+		{ [ ! -s "$prefix/man.err" ] && grep -q '^NAME' <<<"$out"; } || bad="$bad $m($(head -c 120 "$prefix/man.err"))"
+	done
+	[ -z "$bad" ] || echo "# man -l fails:$bad"
+	[ -z "$bad" ] && [ -n "$(find "$man3" -name 'ut_get.3' -type l)" ]
+	ok $? "man -l opens every section-3 page and alias from / in the checkout and installed ($(ls "$man3" | wc -l) installed)"
+else
+	ok_skip "man -l opens every section-3 page and alias" "man not installed (apt-get install man-db)"
 fi
 
 ktap_finish
