@@ -137,15 +137,20 @@ done
 [ -z "$missing" ]
 ok $? "every program in scripts/ (as untorn-NAME) and its scripts/lib, bpftrace scripts, fio jobs and man pages installed"
 
-# every installed script answers --help through its bin/ link
+# every installed script answers --help through its bin/ link, its
+# USAGE naming it as installed (untorn-NAME), and so every other script
+# it names (no scripts/NAME of an installed script)
 bad=""
+names=$(ls "$share/scripts" | grep -v '^lib$' | paste -sd'|' -)
 for s in "$prefix"/usr/bin/untorn-*; do
 	case $s in */untorn-fscheck|*/untorn-hdd|*/untorn-jw-write) continue ;; esac
-	"$s" --help 2>&1 | grep -q 'USAGE' || bad="$bad ${s##*/}"
+	"$s" --help >"$prefix/help" 2>&1
+	grep -q "^USAGE: ${s##*/} " "$prefix/help" && ! grep -Eq "scripts/($names)([^a-z-]|$)" "$prefix/help" ||
+		bad="$bad ${s##*/}($(grep -m1 -Eo "USAGE: [^ ]*|scripts/($names)" "$prefix/help" | head -1))"
 done
-[ -z "$bad" ] || echo "# no USAGE from:$bad"
+[ -z "$bad" ] || echo "# wrong USAGE or names:$bad"
 [ -z "$bad" ]
-ok $? "each installed untorn-* script prints its USAGE with --help"
+ok $? "each installed untorn-* script prints its USAGE with --help, naming itself and the other scripts untorn-NAME"
 
 # options cannot drift: every option a command's --help names is in its
 # man page (written \-\-name there)

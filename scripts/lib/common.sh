@@ -27,6 +27,32 @@ tool_name() {
 	esac
 }
 
+# usage: the script's header, its --help.  Run installed (as
+# untorn-PROG), it names untorn's scripts as installed: every
+# scripts/NAME of one of them reads untorn-NAME, and the lines that
+# continue a USAGE line move a column left to stay under it
+usage() {
+	local names=""
+	case ${0##*/} in
+	untorn-*) names=$(cd "$top/scripts" && for f in *; do [ -f "$f" ] && [ -x "$f" ] && printf '%s ' "$f"; done) ;;
+	esac
+	sed -n '3,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//' | awk -v names="$names" '
+	function rename(s,	out, name) {
+		out = ""
+		while (match(s, /scripts\/[a-z][a-z0-9-]*/)) {
+			name = substr(s, RSTART + 8, RLENGTH - 8)
+			out = out substr(s, 1, RSTART - 1) (name in known ? "untorn-" name : substr(s, RSTART, RLENGTH))
+			s = substr(s, RSTART + RLENGTH)
+		}
+		return out s
+	}
+	BEGIN { for (i = split(names, a, " "); i > 0; i--) known[a[i]] = 1 }
+	!names { print; next }
+	/^USAGE: / { block = 1; print rename($0); next }
+	block && /^       / { print (/^       scripts\//) ? rename($0) : rename(substr($0, 2)); next }
+	{ block = 0; print rename($0) }'
+}
+
 # fmt_secs S: "1:02:03", "4:05" or "6 s"
 fmt_secs() {
 	if [ "$1" -ge 3600 ]; then printf '%d:%02d:%02d' $(($1 / 3600)) $(($1 / 60 % 60)) $(($1 % 60))
