@@ -12,7 +12,7 @@ UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-engine-cli-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 44
+ktap_plan 45
 
 S=$scratch/s
 "$UNTORN" init "$S" >/dev/null
@@ -219,6 +219,14 @@ rc=$?
 	grep -q "1 pages restored from the doublewrite buffer" "$scratch/err"
 ok $? "the next command recovers automatically and says so"
 echo "# $(cat "$scratch/err")"
+
+# untorn bench --help: every benchmark there is, each one's --help its own
+"$UNTORN" bench --help >"$scratch/bench.help" 2>&1 &&
+	grep -q '^usage: untorn bench write DIR' "$scratch/bench.help" &&
+	grep -q '^       untorn bench scan DIR' "$scratch/bench.help" &&
+	"$UNTORN" bench write --help | grep -q '^usage: untorn bench write' &&
+	"$UNTORN" bench scan --help | grep -q '^usage: untorn bench scan'
+ok $? "bench --help names every benchmark (write, scan)"
 
 expect_fail "load: negative row count" "not a number" "$S" -- load "$S" --rows -5
 expect_fail "load: zero rows" "out of range" "$S" -- load "$S" --rows 0
