@@ -12,7 +12,7 @@ UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-engine-cli-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 45
+ktap_plan 49
 
 S=$scratch/s
 "$UNTORN" init "$S" >/dev/null
@@ -227,6 +227,12 @@ echo "# $(cat "$scratch/err")"
 	"$UNTORN" bench write --help | grep -q '^usage: untorn bench write' &&
 	"$UNTORN" bench scan --help | grep -q '^usage: untorn bench scan'
 ok $? "bench --help names every benchmark (write, scan)"
+
+# a key is refused as a key (not as a count), whatever the command
+expect_fail "get: a KEY that is not a number" "KEY takes a whole number from 0 to 18446744073709551615, not 'abc'" "$S" -- get "$S" abc
+expect_fail "put: a KEY with a unit" "KEY takes a whole number from 0 to 18446744073709551615, not '1x'" "$S" -- put "$S" 1x v
+expect_fail "delete: a KEY beyond 2^64" "KEY takes a whole number from 0 to 18446744073709551615" "$S" -- delete "$S" 99999999999999999999
+expect_fail "load: --start that is not a key" "\-\-start takes a whole number from 0 to" "$S" -- load "$S" --rows 1 --start x
 
 expect_fail "load: negative row count" "not a number" "$S" -- load "$S" --rows -5
 expect_fail "load: zero rows" "out of range" "$S" -- load "$S" --rows 0

@@ -52,10 +52,14 @@ int cli_parse_wait(const char *cmd, const char *arg);
  * or EXIT_ERROR with the usage error printed. */
 int cli_parse_size(const char *cmd, const char *what, const char *arg,
 		   uint64_t min, uint64_t max, uint64_t *out);
-/* A count (rows, threads, seconds, a key): digits only, no unit, in
+/* A count (rows, threads, seconds): digits only, no unit, in
  * [min, max]; 0, or EXIT_ERROR with the usage error printed. */
 int cli_parse_count(const char *cmd, const char *what, const char *arg,
 		    uint64_t min, uint64_t max, uint64_t *out);
+/* A key (KEY, --start): a whole number from 0 to max, refused in the
+ * words of a key; 0, or EXIT_ERROR with the usage error printed. */
+int cli_parse_key(const char *cmd, const char *what, const char *arg,
+		  uint64_t max, uint64_t *out);
 /* The one line of an engine error (falls back to strerror). */
 int cli_fail_err(const struct ut_err *err, int ret);
 /* Opens the engine, saying on stderr when it recovered from a crash. */

@@ -108,8 +108,8 @@ static int load_parse(int argc, char **argv, struct load_opts *lo)
 			break;
 		case 's':
 			lo->shaped = 1;
-			if (cli_parse_count("load", "--start", optarg, 0,
-					    1ull << 62, &lo->start))
+			if (cli_parse_key("load", "--start", optarg, 1ull << 62,
+					  &lo->start))
 				return -1;
 			break;
 		case 'c':

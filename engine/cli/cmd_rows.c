@@ -67,7 +67,7 @@ static int row_args(const char *cmd, int argc, char **argv, int want,
 	}
 	if (n != want)
 		return cli_usage_fail(cmd, "give DIR KEY%s", val);
-	return cli_parse_count(cmd, "KEY", pos[1], 0, UINT64_MAX, key);
+	return cli_parse_key(cmd, "KEY", pos[1], UINT64_MAX, key);
 }
 
 /* A small pool: a single-row command touches a few pages. */

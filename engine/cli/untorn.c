@@ -129,6 +129,16 @@ int cli_parse_count(const char *cmd, const char *what, const char *arg,
 	return num_in_range(cmd, what, arg, ret, min, max, *out);
 }
 
+int cli_parse_key(const char *cmd, const char *what, const char *arg,
+		  uint64_t max, uint64_t *out)
+{
+	if (ut_parse_count(arg, 0, max, out))
+		return cli_usage_fail(cmd,
+				      "%s takes a whole number from 0 to %llu, not '%s'",
+				      what, (unsigned long long)max, arg);
+	return 0;
+}
+
 unsigned cli_wait_ms;
 
 int cli_parse_wait(const char *cmd, const char *arg)
