@@ -12,7 +12,7 @@ UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-engine-cli-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 49
+ktap_plan 51
 
 S=$scratch/s
 "$UNTORN" init "$S" >/dev/null
@@ -233,6 +233,20 @@ expect_fail "get: a KEY that is not a number" "KEY takes a whole number from 0 t
 expect_fail "put: a KEY with a unit" "KEY takes a whole number from 0 to 18446744073709551615, not '1x'" "$S" -- put "$S" 1x v
 expect_fail "delete: a KEY beyond 2^64" "KEY takes a whole number from 0 to 18446744073709551615" "$S" -- delete "$S" 99999999999999999999
 expect_fail "load: --start that is not a key" "\-\-start takes a whole number from 0 to" "$S" -- load "$S" --rows 1 --start x
+
+# load --from a file that is not a dump: refused before the store is
+# opened for writing, its files not even touched (mtime kept)
+printf 'this is not a dump\n' >"$scratch/garbage"
+touch -d '2020-01-02 03:04:05' "$S"/untorn.*
+before=$(stat -c '%n %Y %s' "$S"/untorn.*)
+expect_fail "load --from a file that is not a dump: one line, nothing loaded" "not a line of untorn dump" "$S" -- load "$S" --from "$scratch/garbage"
+: >"$scratch/empty.tsv"
+"$UNTORN" load "$S" --from "$scratch/empty.tsv" >"$scratch/out" 2>&1
+rc=$?
+echo "# $(cat "$scratch/out")"
+[ "$(stat -c '%n %Y %s' "$S"/untorn.*)" = "$before" ] && [ $rc -eq 0 ] &&
+	[ "$(cat "$scratch/out")" = "loaded 0 rows from $scratch/empty.tsv: it holds none, the store is unchanged" ]
+ok $? "load --from a file that is not a dump, or an empty one, leaves the store's files untouched (mtime too)"
 
 expect_fail "load: negative row count" "not a number" "$S" -- load "$S" --rows -5
 expect_fail "load: zero rows" "out of range" "$S" -- load "$S" --rows 0

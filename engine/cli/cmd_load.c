@@ -34,7 +34,7 @@ static const char load_help[] =
 	"new halves go to the end of the file.  --order random|sequential is the\n"
 	"old name of --layout.  --from FILE restores the rows of `untorn dump`\n"
 	"(tsv or jsonl, - for stdin): every line is checked, and the keys for\n"
-	"being in order, before the first row goes in.\n"
+	"being in order, before the store is opened for writing.\n"
 	"--commit lazy (default) flushes the log every 100 ms; the store is\n"
 	"checkpointed when load ends.  On a terminal, stderr shows the rows\n"
 	"loaded, the rate and the time left, once a second.\n"

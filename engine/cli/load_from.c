@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <untorn/store.h>
 #include "cli.h"
 #include "dump_file.h"
 #include "load_from.h"
@@ -95,11 +96,11 @@ static int check_all(struct pass *p)
 }
 
 /* pass 2: the rows in */
-static int put_all(struct pass *p, struct ut_engine *eng)
+static int put_all(struct pass *p, struct ut_engine *eng, uint64_t *done)
 {
 	struct ut_err err = { "" };
 	struct cli_progress prog;
-	uint64_t key, done = 0;
+	uint64_t key;
 	const char *why;
 	char *line = NULL;
 	size_t size = 0;
@@ -112,43 +113,87 @@ static int put_all(struct pass *p, struct ut_engine *eng)
 	       (ret = next_row(p, &line, &size, &key, &len, &why)) == 1) {
 		ret = ut_put(eng, key, p->val, len, &err);
 		if (!ret)
-			cli_progress_update(&prog, ++done);
+			cli_progress_update(&prog, ++*done);
 	}
 	cli_progress_end(&prog);
 	free(line);
-	if (ret)
+	if (ret < 0)
 		return cli_fail("load --from %s: stopped after %llu rows (they are committed): %s",
-				p->file, (unsigned long long)done,
+				p->file, (unsigned long long)*done,
 				err.msg[0] ? err.msg : strerror(-ret));
 	return 0;
 }
 
+/* The largest value the store takes, read without writing to it. */
+static int store_value_max(const char *dir, uint32_t *cap)
+{
+	struct ut_err err = { "" };
+	struct ut_store *st;
+	int ret;
+
+	ret = ut_store_open_wait(dir, UT_OPEN_RDONLY, cli_wait_ms, &st, &err);
+	if (ret) {
+		cli_fail_err(&err, ret);
+		return EXIT_ERROR;
+	}
+	*cap = st->geom.area_size / UT_VALUE_MAX_FRACTION;
+	ut_store_close(st);
+	if (!*cap) { /* no geometry the superblock's checks let through */
+		cli_fail("%s: its pages hold no row; run untorn check %s", dir,
+			 dir);
+		return EXIT_ERROR;
+	}
+	return 0;
+}
+
+/* pass 2 on the store opened for writing; the status */
+static int load_rows(const char *dir, struct pass *p,
+		     const struct ut_engine_opts *eo)
+{
+	struct ut_engine *eng;
+	uint64_t done = 0;
+	int ret;
+
+	if (cli_engine_open(dir, eo, &eng))
+		return EXIT_ERROR;
+	ret = put_all(p, eng, &done);
+	if (cli_engine_close(eng))
+		return EXIT_ERROR;
+	if (ret)
+		return ret;
+	printf("loaded %llu rows from %s\n", (unsigned long long)done, p->file);
+	return EXIT_OK;
+}
+
+/*
+ * Every line is checked before the store is opened for writing: a file
+ * that is not a dump, or holds no rows, leaves the store untouched.
+ */
 int load_from(const char *dir, const char *file,
 	      const struct ut_engine_opts *eo)
 {
 	struct pass p = { .file = file };
-	struct ut_engine *eng;
 	int ret;
 
 	p.f = strcmp(file, "-") ? fopen(file, "r") : spool_stdin();
 	if (!p.f)
 		return cli_fail("load --from %s: %s; give a file written by untorn dump",
 				file, strerror(errno));
-	if (cli_engine_open(dir, eo, &eng)) {
-		fclose(p.f);
-		return EXIT_ERROR;
-	}
-	p.cap = ut_engine_value_max(eng);
+	ret = store_value_max(dir, &p.cap);
+	if (ret)
+		goto out_file;
 	p.val = malloc(p.cap);
 	ret = p.val ? check_all(&p) : cli_fail("out of memory");
-	if (ret == EXIT_OK)
-		ret = put_all(&p, eng);
+	if (ret)
+		goto out_val;
+	if (p.lines)
+		ret = load_rows(dir, &p, eo);
+	else
+		printf("loaded 0 rows from %s: it holds none, the store is unchanged\n",
+		       file);
+out_val:
 	free(p.val);
+out_file:
 	fclose(p.f);
-	if (cli_engine_close(eng))
-		return EXIT_ERROR;
-	if (ret == EXIT_OK)
-		printf("loaded %llu rows from %s\n",
-		       (unsigned long long)p.lines, file);
 	return ret;
 }
