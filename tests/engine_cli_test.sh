@@ -12,7 +12,7 @@ UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-engine-cli-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 51
+ktap_plan 52
 
 S=$scratch/s
 "$UNTORN" init "$S" >/dev/null
@@ -247,6 +247,31 @@ echo "# $(cat "$scratch/out")"
 [ "$(stat -c '%n %Y %s' "$S"/untorn.*)" = "$before" ] && [ $rc -eq 0 ] &&
 	[ "$(cat "$scratch/out")" = "loaded 0 rows from $scratch/empty.tsv: it holds none, the store is unchanged" ]
 ok $? "load --from a file that is not a dump, or an empty one, leaves the store's files untouched (mtime too)"
+
+# Ctrl-C during load: it stops at the next row, closes the store cleanly,
+# says how many rows are in (committed and durable), exits 130; the
+# rows it names are there.  A terminal (script) shows when it has begun.
+"$UNTORN" init "$scratch/int" >/dev/null
+script -qec "echo \$\$ >'$scratch/int.pid'; exec '$UNTORN' load '$scratch/int' --rows 1000000 --layout sequential --commit sync" \
+	/dev/null >"$scratch/int.out" 2>&1 &
+spid=$!
+for _ in $(seq 300); do
+	grep -aq '[1-9][0-9]* of 1000000 rows' "$scratch/int.out" && break
+	sleep 0.1
+done
+kill -INT "$(cat "$scratch/int.pid")"
+wait $spid
+rc=$?
+# (the line follows the progress line's erase, ESC [K, on the terminal)
+line=$(grep -ao 'untorn load: interrupted after [0-9]* of 1000000 rows: those [0-9]* are committed and durable, the store closed cleanly' "$scratch/int.out")
+n=$(sed -n 's/.* after \([0-9]*\) of 1000000 rows: those \1 are .*/\1/p' <<<"$line")
+echo "# exit $rc: ${line:-no line: $(tail -c 300 "$scratch/int.out" | tr -d '\033')}"
+[ $rc -eq 130 ] && [ "${n:-0}" -gt 0 ] &&
+	"$UNTORN" verify "$scratch/int" | grep -q ": $n rows, 0 out of order; $n values .* checked: 0 damaged" &&
+	"$UNTORN" get "$scratch/int" $((n - 1)) >/dev/null &&
+	{ "$UNTORN" get "$scratch/int" "$n" >/dev/null 2>&1; [ $? -eq 1 ]; } &&
+	"$UNTORN" check "$scratch/int" >/dev/null
+ok $? "Ctrl-C during load: one line with the rows committed and durable (${n:-none}), exit 130; verify, get and check find exactly those"
 
 expect_fail "load: negative row count" "not a number" "$S" -- load "$S" --rows -5
 expect_fail "load: zero rows" "out of range" "$S" -- load "$S" --rows 0

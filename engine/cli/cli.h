@@ -6,6 +6,7 @@
 #ifndef UNTORN_CLI_H
 #define UNTORN_CLI_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -60,6 +61,16 @@ int cli_parse_count(const char *cmd, const char *what, const char *arg,
  * words of a key; 0, or EXIT_ERROR with the usage error printed. */
 int cli_parse_key(const char *cmd, const char *what, const char *arg,
 		  uint64_t max, uint64_t *out);
+/*
+ * Ctrl-C in a long write (load): cli_catch_interrupt(), once the store is
+ * open, makes the first SIGINT set cli_interrupted, for the loop to stop
+ * at the next row and close the store cleanly (a second one kills, as
+ * before).  cli_interrupt_exit() then says how many rows are in, and
+ * returns the exit status, 130.
+ */
+extern volatile sig_atomic_t cli_interrupted;
+int cli_catch_interrupt(void);
+int cli_interrupt_exit(const char *cmd, uint64_t done, uint64_t total);
 /* The one line of an engine error (falls back to strerror). */
 int cli_fail_err(const struct ut_err *err, int ret);
 /* Opens the engine, saying on stderr when it recovered from a crash. */

@@ -37,7 +37,10 @@ static const char load_help[] =
 	"being in order, before the store is opened for writing.\n"
 	"--commit lazy (default) flushes the log every 100 ms; the store is\n"
 	"checkpointed when load ends.  On a terminal, stderr shows the rows\n"
-	"loaded, the rate and the time left, once a second.\n"
+	"loaded, the rate and the time left, once a second.  Ctrl-C stops it\n"
+	"after the row being written: the store is closed cleanly, a line says\n"
+	"how many rows are in (committed and durable), and the exit status is\n"
+	"130.\n"
 	"\n" CLI_WAIT_HELP;
 
 struct load_opts {
@@ -184,8 +187,9 @@ int cmd_load(int argc, char **argv)
 	}
 	val = malloc(lo.value_size);
 	t0 = ut_now_ns();
+	cli_catch_interrupt();
 	cli_progress_start(&prog, "rows", lo.rows);
-	while (val && !layout_next(&gen, &key)) {
+	while (val && !cli_interrupted && !layout_next(&gen, &key)) {
 		row_value(val, lo.value_size, lo.start + key, 1, 0);
 		ret = ut_put(eng, lo.start + key, val, lo.value_size, &err);
 		if (ret)
@@ -209,6 +213,8 @@ int cmd_load(int argc, char **argv)
 	secs = (ut_now_ns() - t0) / 1e9;
 	if (ret)
 		return cli_fail_err(&err, ret);
+	if (cli_interrupted)
+		return cli_interrupt_exit("load", done, lo.rows);
 	printf("loaded %llu rows (%s layout, %llu-byte values) in %.2f s: %.0f rows/s, %llu pages written\n",
 	       (unsigned long long)done, layout_name(lo.layout),
 	       (unsigned long long)lo.value_size, secs,

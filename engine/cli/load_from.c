@@ -95,7 +95,7 @@ static int check_all(struct pass *p)
 	return 0;
 }
 
-/* pass 2: the rows in */
+/* pass 2: the rows in, until the end or Ctrl-C (cli_interrupted) */
 static int put_all(struct pass *p, struct ut_engine *eng, uint64_t *done)
 {
 	struct ut_err err = { "" };
@@ -108,8 +108,9 @@ static int put_all(struct pass *p, struct ut_engine *eng, uint64_t *done)
 	int ret = 0;
 
 	rewind(p->f);
+	cli_catch_interrupt();
 	cli_progress_start(&prog, "rows", p->lines);
-	while (!ret &&
+	while (!ret && !cli_interrupted &&
 	       (ret = next_row(p, &line, &size, &key, &len, &why)) == 1) {
 		ret = ut_put(eng, key, p->val, len, &err);
 		if (!ret)
@@ -161,6 +162,8 @@ static int load_rows(const char *dir, struct pass *p,
 		return EXIT_ERROR;
 	if (ret)
 		return ret;
+	if (cli_interrupted)
+		return cli_interrupt_exit("load", done, p->lines);
 	printf("loaded %llu rows from %s\n", (unsigned long long)done, p->file);
 	return EXIT_OK;
 }

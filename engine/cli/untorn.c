@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -137,6 +138,31 @@ int cli_parse_key(const char *cmd, const char *what, const char *arg,
 				      "%s takes a whole number from 0 to %llu, not '%s'",
 				      what, (unsigned long long)max, arg);
 	return 0;
+}
+
+volatile sig_atomic_t cli_interrupted;
+
+static void on_interrupt(int sig)
+{
+	cli_interrupted = sig;
+}
+
+int cli_catch_interrupt(void)
+{
+	struct sigaction sa = { .sa_handler = on_interrupt,
+				.sa_flags = SA_RESETHAND | SA_RESTART };
+
+	sigemptyset(&sa.sa_mask);
+	return sigaction(SIGINT, &sa, NULL) ? -errno : 0;
+}
+
+int cli_interrupt_exit(const char *cmd, uint64_t done, uint64_t total)
+{
+	fprintf(stderr,
+		"untorn %s: interrupted after %llu of %llu rows: those %llu are committed and durable, the store closed cleanly\n",
+		cmd, (unsigned long long)done, (unsigned long long)total,
+		(unsigned long long)done);
+	return 128 + SIGINT;
 }
 
 unsigned cli_wait_ms;
