@@ -146,7 +146,8 @@ static void facts_text(const struct ut_fscaps *c)
 	printf("path            %s\n", c->path);
 	printf("filesystem      %s on %s, mounted at %s\n", c->mnt.fstype,
 	       c->mnt.source, c->mnt.mount_point);
-	printf("mount options   %s %s\n", c->mnt.mount_opts, c->mnt.super_opts);
+	printf("mount options   per mount (VFS) %s; per filesystem (superblock) %s\n",
+	       c->mnt.mount_opts, c->mnt.super_opts);
 	printf("data mode       %s; commit %s; barriers %s\n",
 	       data_mode_name(c), c->commit_s < 0 ? "default" : "set",
 	       c->barrier ? "on" : "OFF");

@@ -21,7 +21,7 @@ cleanup() {
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/loopfs.sh"
-ktap_plan 12
+ktap_plan 13
 
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest fscheck "needs root for loop devices and mounts"
 for t in losetup mkfs.ext4 tune2fs chattr mkfs.btrfs; do
@@ -70,6 +70,11 @@ verdict "$scratch/onek"
 	grep -q "InnoDB.*UNSAFE: this ext4 has 1024-byte blocks.*mkfs.ext4 -b 4096" "$scratch/out"
 ok $? "ext4 data=journal with 1 KiB blocks: the block size named, remake with -b 4096"
 sed -n 's/^InnoDB/# InnoDB/p' "$scratch/out"
+# the two lists of mount options, each named: the mount's (VFS) and the
+# filesystem's (superblock, where data=journal is)
+grep -q "^mount options *per mount (VFS) rw[a-z,]*; per filesystem (superblock) rw,.*data=journal" "$scratch/out"
+ok $? "mount options: the mount's (VFS) and the filesystem's (superblock) lists, each named"
+grep '^mount options' "$scratch/out" | sed 's/^/# /'
 
 # --- btrfs -------------------------------------------------------------------
 # Each UNSAFE case then follows the fix the output gives and checks that
