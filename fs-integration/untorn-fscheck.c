@@ -22,7 +22,7 @@
 #include "probe/measure.h"
 #include "probe/split_probe.h"
 
-static const char help[] =
+static const char help_head[] =
 	"usage: untorn-fscheck PATH [--page-size SIZE] [--engine innodb|untorn] [--probe[=SECONDS]]\n"
 	"                      [--measure[=SECONDS]] [--json]\n"
 	"       untorn-fscheck --mysql [--defaults-file FILE] [--measure[=SECONDS] DIR]\n"
@@ -32,8 +32,10 @@ static const char help[] =
 	"as data=journal and barriers, block size, O_DIRECT alignment, atomic write\n"
 	"units, device, journal) and says whether turning a doublewrite buffer off\n"
 	"is safe there:\n"
-	"  for InnoDB/MariaDB (one LSN per page, default page size 16k), and\n"
-	"  for untorn's journal and atomic guards (per-block LSNs).\n"
+	"  for InnoDB/MariaDB (one LSN per page, default page size 16k), and\n";
+
+/* after the line print_help makes, "  for untorn's guards: ...": */
+static const char help_tail[] =
 	"\n"
 	"exit status: 0 safe, 1 unsafe, 2 error.  The status answers the InnoDB\n"
 	"question unless --engine untorn is given (then: safe when a guard other\n"
@@ -315,6 +317,23 @@ static unsigned guards_shown(const struct ut_guard_ops **shown)
 	return n;
 }
 
+/* --help, naming every guard the verdict judges: this build's */
+static void print_help(void)
+{
+	const struct ut_guard_ops *shown[GUARDS_MAX];
+	unsigned i, n = guards_shown(shown);
+
+	fputs(help_head, stdout);
+	printf("  for untorn's guards (per-block LSNs):");
+	for (i = 0; i < n; i++) {
+		if (i)
+			fputs(i + 1 < n ? "," : " and", stdout);
+		printf(" %s", shown[i]->name);
+	}
+	printf(".\n");
+	fputs(help_tail, stdout);
+}
+
 /* --engine untorn: is a guard that writes no second copy safe here? */
 static int copyless_safe(const struct ut_guard_ops **shown,
 			 const struct ut_verdict *v, unsigned n)
@@ -521,7 +540,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'h':
-			fputs(help, stdout);
+			print_help();
 			return 0;
 		case 'V':
 			printf("untorn-fscheck %s\n", UNTORN_VERSION);

@@ -14,7 +14,7 @@ UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-cli-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 24
+ktap_plan 25
 
 S=$scratch/store
 "$UNTORN" init "$S" --page-size 16k >/dev/null
@@ -157,6 +157,20 @@ assert not t["read"] and "untorn recover" in t["why"], t' &&
 	[ "$before" = "$(digest "$C")" ] && "$UNTORN" recover "$C" >/dev/null &&
 	"$UNTORN" info --json "$C" | python3 -c 'import json, sys; assert json.load(sys.stdin)["tree"]["read"]'
 ok $? "info on a crashed store: the tree not read, why and the fix (recover) said, the store unchanged; read after recover"
+
+# untorn-fscheck --help names every guard whose verdict it prints
+"$FSCHECK" / >"$scratch/out" 2>&1
+guards=$(sed -n 's/^untorn --guard \([a-z]*\) .*/\1/p' "$scratch/out")
+"$FSCHECK" --help >"$scratch/help"
+missing=""
+for g in $guards; do grep -q "^  for untorn's guards .*\b$g\b" "$scratch/help" || missing="$missing $g"; done
+if [ -z "$guards" ]; then
+	ok_skip "untorn-fscheck --help names every guard it judges" "no verdict for / here: $(head -1 "$scratch/out")"
+else
+	echo "# verdicts for:" $guards"; not in --help:${missing:- none}"
+	[ -z "$missing" ]
+	ok $? "untorn-fscheck --help names every guard it judges"
+fi
 
 expect_fail "unknown command" "unknown command" "$S" -- frobnicate "$S"
 expect_fail "check without DIR" "give exactly one DIR" "$S" -- check
