@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <untorn/parse.h>
 #include "cli/json_quote.h"
@@ -317,6 +318,36 @@ static unsigned guards_shown(const struct ut_guard_ops **shown)
 	return n;
 }
 
+/*
+ * PATH is a directory (the man page: "any existing directory"): a file
+ * or a device is refused, naming what to give instead.  2, or 0 for a
+ * directory and for a path that is not there (the probe says so).
+ */
+static int path_not_dir(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat sb;
+
+	if (stat(path, &sb) || S_ISDIR(sb.st_mode))
+		return 0;
+	if (!S_ISREG(sb.st_mode)) {
+		fprintf(stderr,
+			"untorn-fscheck: %s: not a directory but a device or special file; give a directory on the filesystem to check, e.g. the database's datadir\n",
+			path);
+		return 2;
+	}
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s",
+			 slash == path ? 1 : (int)(slash - path), path);
+	fprintf(stderr,
+		"untorn-fscheck: %s: a file, not a directory; give the directory it is in (%s), e.g. the database's datadir\n",
+		path, dir);
+	return 2;
+}
+
 /* --help, naming every guard the verdict judges: this build's */
 static void print_help(void)
 {
@@ -567,6 +598,8 @@ int main(int argc, char **argv)
 			"untorn-fscheck: give exactly one PATH; try 'untorn-fscheck --help'\n");
 		return 2;
 	}
+	if (path_not_dir(argv[optind]))
+		return 2;
 	ret = ut_fscaps_probe(argv[optind], &caps);
 	if (ret) {
 		fprintf(stderr,

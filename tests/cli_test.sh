@@ -14,7 +14,7 @@ UNTORN=${UNTORN:-${UNTORN_TOP:-$(dirname "$0")/..}/build/untorn}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-cli-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 25
+ktap_plan 26
 
 S=$scratch/store
 "$UNTORN" init "$S" --page-size 16k >/dev/null
@@ -157,6 +157,16 @@ assert not t["read"] and "untorn recover" in t["why"], t' &&
 	[ "$before" = "$(digest "$C")" ] && "$UNTORN" recover "$C" >/dev/null &&
 	"$UNTORN" info --json "$C" | python3 -c 'import json, sys; assert json.load(sys.stdin)["tree"]["read"]'
 ok $? "info on a crashed store: the tree not read, why and the fix (recover) said, the store unchanged; read after recover"
+
+# untorn-fscheck's PATH is a directory: a file is refused in one line
+# naming the directory it is in, exit 2, nothing printed on stdout
+printf 'x\n' >"$scratch/a-file"
+"$FSCHECK" "$scratch/a-file" >"$scratch/out" 2>"$scratch/err"
+rc=$?
+sed 's/^/# /' "$scratch/err"
+[ $rc -eq 2 ] && [ "$(wc -l <"$scratch/err")" -eq 1 ] && [ ! -s "$scratch/out" ] &&
+	grep -qF "$scratch/a-file: a file, not a directory; give the directory it is in ($scratch)" "$scratch/err"
+ok $? "untorn-fscheck FILE: refused in one line naming the directory to give, exit 2"
 
 # untorn-fscheck --help names every guard whose verdict it prints
 "$FSCHECK" / >"$scratch/out" 2>&1
