@@ -56,8 +56,9 @@ sed 's/^/# /' "$scratch/out" | head -4
 
 dev=$(findmnt -rn -o SOURCE "$scratch/mnt-j")
 jsize=$(dumpe2fs -h "$dev" 2>/dev/null | sed -n 's/^Total journal size: *//p')
-[ "$jsize" = 256M ]
-ok $? "auto journal: 4 x 50 MB/s x 5 s = 1000 MiB capped at a quarter of 1 GiB: 256M (dumpe2fs: $jsize)"
+[ "$jsize" = 256M ] &&
+	grep -q "journal 256 MiB (auto: 4 x 50 MB/s x 5 s = 1000 MiB, capped at 256 MiB, a quarter of the 1024 MiB filesystem)" "$scratch/out"
+ok $? "auto journal, its printed formula agreeing with it: 4 x 50 MB/s x 5 s = 1000 MiB capped at a quarter of 1 GiB: 256M (dumpe2fs: $jsize)"
 
 # refusals: nothing may change
 "$top/scripts/mkfs-journal" "$dev" --mount "$scratch/mnt-x" --force >"$scratch/err" 2>&1; r1=$?

@@ -153,6 +153,16 @@ jbd2_journal_mib() {
 	echo "$j"
 }
 
+# jbd2_journal_why RATE_MB_S COMMIT_S FS_MIB: how jbd2_journal_mib came
+# to its size, in words whose figures agree with it: "4 x 50 MB/s x 5 s
+# = 1000 MiB", then the floor or the cap when one of them set it
+jbd2_journal_why() {
+	local j=$((4 * $1 * $2)) cap=$(($3 / 4))
+	printf '4 x %s MB/s x %s s = %s MiB' "$1" "$2" "$j"
+	[ "$j" -ge 64 ] || { printf ', raised to the 64 MiB floor'; j=64; }
+	[ "$j" -le "$cap" ] || printf ', capped at %s MiB, a quarter of the %s MiB filesystem' "$cap" "$3"
+}
+
 # fstab_line DEVICE MOUNTPOINT FSTYPE LIVE-OPTIONS ADD-OPTIONS: the
 # /etc/fstab line for a mounted filesystem, by the one rule untorn's
 # tools share (untorn-fscheck --mysql prints the same, server_check.c):
