@@ -14,7 +14,7 @@ top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/var/tmp}/untorn-demo-test-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 6
+ktap_plan 7
 
 "$top/scripts/demo" --plain --dir "$scratch/demo" --rows 20000 --seconds 1 >"$scratch/log" 2>&1
 rc=$?
@@ -44,6 +44,14 @@ grep -q '^device  *layout' "$scratch/log" && grep -q '^plain  *split ' "$scratch
 	tail -n 1 "$scratch/log" | grep -q '^this machine: innodb_doublewrite=OFF is safe on .* of [0-9]* mounts'
 ok $? "demo prints a progress line per step, the comparison tables, what it skipped, and ends with this machine's verdict"
 tail -n 1 "$scratch/log" | sed 's/^/# /'
+
+# the write table says what its figures are: the regime, the threads,
+# the length and the one run per guard
+grep -q '^bench write, commit-bound (sync commit: every commit waits for its fdatasync), 4 threads, 1 s, one run per guard; ' "$scratch/log" &&
+	grep -q '^one short run per guard, bound by commits, not page writes: ' "$scratch/log" &&
+	grep -q 'so a gap under 20 % between guards here is$' "$scratch/log"
+ok $? "the write table names its regime (commit-bound), threads, length and rounds, and what a gap in it is (noise)"
+grep '^bench write, ' "$scratch/log" | sed 's/^/# /'
 
 [ ! -e "$scratch/demo/work" ] && [ -d "$scratch/demo/results" ] &&
 	{ ! python3 -c 'import matplotlib' 2>/dev/null || [ -s "$scratch/demo/results/demo-scan.png" ]; }
