@@ -36,10 +36,14 @@ static const char dump_help[] =
 	"before each window it pauses so that the sectors other processes read\n"
 	"and write a second stay at PCT % (default 75; 0: never pause) of their\n"
 	"rate while it pauses; with no other work, or 64 sectors a second or\n"
-	"less (the filesystem's own commits), there is no pause.  A disk\n"
+	"less (the filesystem's own commits), there is no pause.  Output to a\n"
+	"file on the store's disk is the dump's own: it is put on the disk\n"
+	"before each count (on ext4 data=journal its later home writes count\n"
+	"as others': pipe it elsewhere there).  A disk\n"
 	"that cannot be watched (the store on btrfs, FUSE, tmpfs or NFS) is said\n"
 	"on stderr, and the dump runs at full speed: --lra-sleep MS pauses by\n"
-	"hand.  stderr's last lines: the rows and time, and what the yield did.\n"
+	"hand.  stderr's last lines: the rows and time, and what the yield did\n"
+	"and what the other work kept of its speed.\n"
 	"exit status: 0, or 2 on an error (a damaged tree, a full disk).\n"
 	"\n" CLI_WAIT_HELP;
 
@@ -213,6 +217,7 @@ int cmd_dump(int argc, char **argv)
 	if (d.prog.on) /* the estimate's probes cost a few reads: only for it */
 		key_range(eng, &d.first, &d.last);
 	cli_yield_setup(&cy, &ra, eng, &so, NULL, NULL, NULL, NULL);
+	cli_yield_output(&cy, d.out);
 	ret = ut_scan_readahead_yield(eng, 0, dump_row, &d, &so,
 				      cli_yield_of(&cy), &st);
 	cli_progress_end(&d.prog);
@@ -235,6 +240,6 @@ int cmd_dump(int argc, char **argv)
 		"untorn: dumped %llu rows (%.1f MB of values) in %.2f s\n",
 		(unsigned long long)d.rows, d.bytes / 1e6, st.seconds);
 	fputs("untorn: dump ", stderr);
-	cli_yield_print(&cy, stderr);
+	cli_yield_print(&cy, st.seconds, stderr);
 	return cli_engine_close(eng) ? EXIT_ERROR : EXIT_OK;
 }

@@ -144,7 +144,7 @@ static void scan_print_text(const struct scan_run *r, double mbs, double avg)
 		       r->alone_p99_us / 1000,
 		       r->alone_tps > 0 ? r->writer_tps / r->alone_tps : 0);
 	if (r->so.readahead == UT_RA_LOGICAL)
-		cli_yield_print(&r->cy, stdout);
+		cli_yield_print(&r->cy, st->seconds, stdout);
 	if (r->cold)
 		printf("page cache after the drop: %.1f %% of the data file still resident\n",
 		       r->resident * 100);
@@ -218,7 +218,7 @@ static void scan_print(const struct scan_run *r)
 			 r->writer_tps / r->alone_tps :
 			 -1);
 	json_obj_close(&j);
-	cli_yield_json(&r->cy, &j);
+	cli_yield_json(&r->cy, st->seconds, &j);
 	json_end(&j);
 }
 

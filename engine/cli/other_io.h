@@ -2,25 +2,33 @@
 /*
  * other_io.h - how much I/O other processes do on the disk a store lives
  * on: the device's sectors read and written (/sys/dev/block/M:m/stat)
- * less this process's own (/proc/self/io), the count a scan yields to
- * (ut_scan_yield) when nothing in the process says what the other work
- * is.  Writes this process buffers count as its own when they are made
- * dirty and on the device when they reach it: the count holds still
- * while the device is behind this process, so they are never taken for
- * another's.  The journal's own writes (jbd2's) and other processes'
- * reads and writes alike count.
+ * less this process's own, the count a scan yields to (ut_scan_yield)
+ * when nothing in the process says what the other work is.
+ *
+ * This process's own is what it reads from storage (/proc/self/io's
+ * read_bytes: the scan's reads) and what it writes to that device: its
+ * output, when that is a file on the store's filesystem (other_io_output),
+ * put on the disk before each count so that the device's figure and
+ * ours agree.  Nothing else it writes counts as its own: a dump's output
+ * to another disk, a pipe or /dev/null is not on this device, and was
+ * once subtracted from it, hiding the writers the dump should yield to.
+ * The journal's own writes (jbd2's) and other processes' reads and
+ * writes alike count as other work.
  */
 #ifndef UNTORN_CLI_OTHER_IO_H
 #define UNTORN_CLI_OTHER_IO_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define DEV_STAT_DIR_LEN 48
 
 struct other_io {
 	char dev_dir[DEV_STAT_DIR_LEN]; /* /sys/dev/block/M:m */
 	unsigned major, minor;
+	FILE *out; /* this process's output, a file on the store's disk */
+	uint64_t out_start; /* its offset when the scan began */
 	uint64_t last; /* the count last returned: it never goes back */
 };
 
@@ -28,6 +36,11 @@ struct other_io {
  * (a filesystem with no block device of its own, no sysfs). */
 int other_io_open(struct other_io *o, const char *path, char *why,
 		  size_t why_len);
+/* out is where this process writes what it reads: when it is a file on
+ * the store's filesystem, its writes are this process's own, put on the
+ * disk (sync_file_range) before each count.  Returns 1 if so, 0 if out
+ * is elsewhere (a pipe, a terminal, another disk: nothing to subtract). */
+int other_io_output(struct other_io *o, FILE *out);
 /* Sectors others have read and written on the device (ut_scan_yield's
  * other_work: arg is the struct other_io). */
 uint64_t other_io_sectors(void *arg);

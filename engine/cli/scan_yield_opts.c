@@ -62,24 +62,62 @@ struct ut_scan_yield *cli_yield_of(struct cli_yield *cy)
 	return cy->on ? &cy->y : NULL;
 }
 
-void cli_yield_print(const struct cli_yield *cy, FILE *out)
+void cli_yield_output(struct cli_yield *cy, FILE *out)
+{
+	size_t n = strlen(cy->measure);
+
+	if (!cy->on || cy->y.other_work != other_io_sectors ||
+	    !other_io_output(&cy->oio, out))
+		return;
+	snprintf(cy->measure + n, sizeof(cy->measure) - n,
+		 " (less this process's reads and its output, a file on that disk)");
+}
+
+/* The share of its speed alone the other work kept over the scan: its
+ * work in the reads and the pauses over the scan's time, against its
+ * rate in the pauses; < 0 where no work was seen in a pause. */
+static double yield_kept(const struct ut_scan_yield *y, double seconds)
+{
+	double reading = seconds - y->paused_seconds;
+
+	if (y->other_rate_paused <= y->floor_per_s ||
+	    y->other_rate_paused <= 0 || seconds <= 0)
+		return -1;
+	if (reading < 0)
+		reading = 0;
+	return (y->other_rate_reading * reading +
+		y->other_rate_paused * y->paused_seconds) /
+	       (y->other_rate_paused * seconds);
+}
+
+void cli_yield_print(const struct cli_yield *cy, double seconds, FILE *out)
 {
 	const struct ut_scan_yield *y = &cy->y;
+	double kept = yield_kept(y, seconds);
 
 	if (!cy->on) {
 		fprintf(out, "yield: none (%s)\n", cy->why);
 		return;
 	}
 	fprintf(out,
-		"yield: leaving other work %u %% of its speed, counted in %s (%.0f a second or less counted as none): %llu pauses, %.2f s in all; %s a second %.0f while the scan read, %.0f while it paused\n",
+		"yield: to leave other work %u %% of its speed, counted in %s (%.0f a second or less counted as none): %llu pauses, %.2f s in all; %s a second %.0f while the scan read, %.0f while it paused",
 		y->spare_pct, cy->measure, y->floor_per_s,
 		(unsigned long long)y->pauses, y->paused_seconds, cy->unit,
 		y->other_rate_reading, y->other_rate_paused);
+	if (kept >= 0)
+		fprintf(out, ": other work kept %.0f %% of its speed\n",
+			kept * 100);
+	else if (y->other_rate_reading > 0)
+		fprintf(out,
+			": no pause saw other work, so what it kept is not known\n");
+	else
+		fprintf(out, ": no other work seen\n");
 }
 
-void cli_yield_json(const struct cli_yield *cy, struct json *j)
+void cli_yield_json(const struct cli_yield *cy, double seconds, struct json *j)
 {
 	const struct ut_scan_yield *y = &cy->y;
+	double kept = yield_kept(y, seconds);
 
 	json_obj_open(j, "yield");
 	json_bool(j, "on", cy->on);
@@ -96,5 +134,7 @@ void cli_yield_json(const struct cli_yield *cy, struct json *j)
 	json_f64(j, "paused_seconds", y->paused_seconds);
 	json_f64(j, "other_rate_reading", y->other_rate_reading);
 	json_f64(j, "other_rate_paused", y->other_rate_paused);
+	/* -1: no pause saw other work */
+	json_f64(j, "other_kept", kept);
 	json_obj_close(j);
 }

@@ -20,7 +20,7 @@ struct cli_yield {
 	struct other_io oio;
 	int on;
 	const char *unit; /* what one unit of other work is */
-	char measure[96]; /* what the count is */
+	char measure[192]; /* what the count is */
 	char why[320]; /* when off: why */
 };
 
@@ -31,11 +31,15 @@ void cli_yield_setup(struct cli_yield *cy, const struct cli_ra *ra,
 		     struct ut_engine *eng, const struct ut_scan_opts *so,
 		     uint64_t (*count)(void *), void *arg, const char *unit,
 		     const char *measure);
+/* Where the scan's rows are written: a file on the store's disk is this
+ * process's own I/O, not other work (other_io_output). */
+void cli_yield_output(struct cli_yield *cy, FILE *out);
 /* The yield to hand to ut_scan_readahead_yield, or NULL. */
 struct ut_scan_yield *cli_yield_of(struct cli_yield *cy);
-/* "yield: ..." -- what it did, or why it did not. */
-void cli_yield_print(const struct cli_yield *cy, FILE *out);
-/* "yield": {...} */
-void cli_yield_json(const struct cli_yield *cy, struct json *j);
+/* "yield: ..." -- what it did and what the other work kept over the
+ * scan's seconds, or why it did not yield. */
+void cli_yield_print(const struct cli_yield *cy, double seconds, FILE *out);
+/* "yield": {...}, other_kept among them (-1: not known) */
+void cli_yield_json(const struct cli_yield *cy, double seconds, struct json *j);
 
 #endif
