@@ -177,6 +177,9 @@ static void facts_text(const struct ut_fscaps *c)
 	       c->rotational < 0 ? "rotational unknown" :
 	       c->rotational	 ? "rotational" :
 				   "non-rotational");
+	if (c->jbd2_journal_bytes)
+		printf("jbd2 journal    %llu MiB (the superblock's journal size)\n",
+		       (unsigned long long)(c->jbd2_journal_bytes >> 20));
 	if (c->jbd2_max_txn_blocks)
 		printf("jbd2 journal    transactions of up to %u blocks (%u MiB)\n",
 		       c->jbd2_max_txn_blocks,
@@ -255,6 +258,8 @@ static void report_json(const struct ut_fscaps *c, uint32_t ps,
 	json_str("device", c->dev_name, 1);
 	printf("  \"rotational\": %d,\n  \"jbd2_max_transaction_blocks\": %u,\n",
 	       c->rotational, c->jbd2_max_txn_blocks);
+	printf("  \"jbd2_journal_bytes\": %llu,\n",
+	       (unsigned long long)c->jbd2_journal_bytes);
 	printf("  \"untorn_jw_loaded\": %s,\n",
 	       c->jw_module ? "true" : "false");
 	ut_block_stack_describe(&c->stack, layers, sizeof(layers));

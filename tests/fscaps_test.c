@@ -59,6 +59,42 @@ static int parse_jbd2(void)
 	       ut_jbd2_info_parse("each up to 99999999999999 blocks") == 0;
 }
 
+static void put_le32(unsigned char *p, uint32_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+/* An ext4 superblock's journal: its size from the inode's backup, and 0
+ * for no journal flag, an external journal, no backup, another magic. */
+static int ext4_journal(void)
+{
+	unsigned char sb[1024] = { 0 };
+	int ok;
+
+	sb[0x38] = 0x53;
+	sb[0x39] = 0xef;
+	put_le32(sb + 0x5c, 0x4 | 0x10); /* has_journal, resize_inode */
+	put_le32(sb + 0xe0, 8);
+	sb[0xfd] = 1;
+	put_le32(sb + 0x10c + 15 * 4, 1); /* 4 GiB + ... */
+	put_le32(sb + 0x10c + 16 * 4, 1u << 30); /* ... 1 GiB */
+	ok = ut_ext4_journal_bytes(sb) == (5ull << 30);
+	sb[0xfd] = 0;
+	ok &= ut_ext4_journal_bytes(sb) == 0;
+	sb[0xfd] = 1;
+	put_le32(sb + 0xe0, 0); /* an external journal */
+	ok &= ut_ext4_journal_bytes(sb) == 0;
+	put_le32(sb + 0xe0, 8);
+	put_le32(sb + 0x5c, 0x10);
+	ok &= ut_ext4_journal_bytes(sb) == 0;
+	put_le32(sb + 0x5c, 0x4);
+	sb[0x38] = 0x58; /* XFS's superblock is not ext4's */
+	return ok && ut_ext4_journal_bytes(sb) == 0;
+}
+
 static void fs(struct ut_fscaps *c, const char *type, enum ut_data_mode mode)
 {
 	memset(c, 0, sizeof(*c));
@@ -122,13 +158,15 @@ int main(void)
 	struct ut_fscaps c;
 	int ok;
 
-	ktap_plan(16);
+	ktap_plan(17);
 	ktap_ok(parse_mountinfo(),
 		"mountinfo: escaped spaces, optional fields, malformed lines refused");
 	ktap_ok(parse_opts(),
 		"ext4 options: data=, commit=, nobarrier, barrier=0");
 	ktap_ok(parse_jbd2(),
 		"jbd2 info: transaction size, garbage and overflow refused");
+	ktap_ok(ext4_journal(),
+		"ext4 superblock: the journal's size from its inode's backup; none without the flag, external, unbacked, not ext4");
 
 	fs(&c, "ext4", UT_DATA_ORDERED);
 	ktap_ok(safe(&c, "doublewrite", 16384, 4096) == 1 &&

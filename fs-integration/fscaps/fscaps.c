@@ -161,6 +161,39 @@ uint32_t ut_jbd2_info_parse(const char *text)
 	return blocks;
 }
 
+/* ext3/4 superblock fields (struct ext4_super_block, offsets in it) */
+#define EXT4_SB_MAGIC_OFF 0x38
+#define EXT4_SB_MAGIC 0xef53
+#define EXT4_SB_COMPAT_OFF 0x5c
+#define EXT4_COMPAT_HAS_JOURNAL 0x4
+#define EXT4_SB_JOURNAL_INUM_OFF 0xe0
+#define EXT4_SB_JNL_BACKUP_TYPE_OFF 0xfd
+#define EXT4_JNL_BACKUP_BLOCKS 1
+/* s_jnl_blocks[17]: the journal inode's i_block, then i_size_high, i_size */
+#define EXT4_SB_JNL_SIZE_HI_OFF (0x10c + 15 * 4)
+#define EXT4_SB_JNL_SIZE_LO_OFF (0x10c + 16 * 4)
+#define EXT4_SB_SIZE 1024
+
+static uint32_t le32_at(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+uint64_t ut_ext4_journal_bytes(const unsigned char *sb)
+{
+	unsigned magic = sb[EXT4_SB_MAGIC_OFF] |
+			 (unsigned)sb[EXT4_SB_MAGIC_OFF + 1] << 8;
+
+	if (magic != EXT4_SB_MAGIC ||
+	    !(le32_at(sb + EXT4_SB_COMPAT_OFF) & EXT4_COMPAT_HAS_JOURNAL) ||
+	    !le32_at(sb + EXT4_SB_JOURNAL_INUM_OFF) ||
+	    sb[EXT4_SB_JNL_BACKUP_TYPE_OFF] != EXT4_JNL_BACKUP_BLOCKS)
+		return 0;
+	return (uint64_t)le32_at(sb + EXT4_SB_JNL_SIZE_HI_OFF) << 32 |
+	       le32_at(sb + EXT4_SB_JNL_SIZE_LO_OFF);
+}
+
 /* ---- probing -------------------------------------------------------- */
 
 static int find_mount(const char *real, dev_t dev, struct ut_mount *best)
@@ -247,6 +280,24 @@ static void probe_device(struct ut_fscaps *c, dev_t dev)
 		ut_sysfs_u64(queue, "atomic_write_unit_max_bytes", 0);
 }
 
+/* The journal's size from the superblock of /dev/NAME: 0 where the
+ * device cannot be read (not root) or holds no internal journal. */
+static uint64_t probe_journal_bytes(const char *name)
+{
+	unsigned char sb[EXT4_SB_SIZE];
+	char path[96];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = pread(fd, sb, sizeof(sb), EXT4_SB_SIZE);
+	close(fd);
+	return n == (ssize_t)sizeof(sb) ? ut_ext4_journal_bytes(sb) : 0;
+}
+
 static void probe_jbd2(struct ut_fscaps *c)
 {
 	char dir[128], text[1024];
@@ -256,6 +307,7 @@ static void probe_jbd2(struct ut_fscaps *c)
 	snprintf(dir, sizeof(dir), "/proc/fs/jbd2/%s-8", c->dev_name);
 	if (ut_sysfs_read(dir, "info", text, sizeof(text)) == 0)
 		c->jbd2_max_txn_blocks = ut_jbd2_info_parse(text);
+	c->jbd2_journal_bytes = probe_journal_bytes(c->dev_name);
 }
 
 /*
