@@ -24,7 +24,7 @@ cleanup() {
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/loopfs.sh"
-ktap_plan 16
+ktap_plan 17
 
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest guards "needs root for loop devices and mounts"
 for t in losetup mkfs.ext4 mkfs.xfs mount; do
@@ -110,8 +110,8 @@ commits() {
 
 J=$scratch/journal/s
 "$UNTORN" init "$J" --guard journal >/dev/null && "$UNTORN" load "$J" --rows 20000 >/dev/null &&
-	"$UNTORN" bench write "$J" --threads 2 --seconds 3 --json >"$scratch/bench.json" &&
-	"$UNTORN" check "$J" >/dev/null && read -r ckpts jcommits rcommits < <(commits "$scratch/bench.json") &&
+	"$UNTORN" bench write "$J" --threads 2 --seconds 3 --json >"$scratch/bench-j.json" &&
+	"$UNTORN" check "$J" >/dev/null && read -r ckpts jcommits rcommits < <(commits "$scratch/bench-j.json") &&
 	[ "$ckpts" -gt 0 ] && [ "$jcommits" -ge "$ckpts" ] && [ "$rcommits" -gt 0 ]
 ok $? "journal guard on data=journal: init, load, bench, check clean; its ${ckpts:-?} checkpoints committed the journal (${jcommits:-?} commits), no data file sync; the redo log's group commits too (${rcommits:-?})"
 
@@ -121,6 +121,27 @@ U=$scratch/ordered/u
 	read -r ckpts jcommits rcommits < <(commits "$scratch/bench.json") && [ "$ckpts" -gt 0 ] &&
 	[ "$jcommits" -eq 0 ] && [ "$rcommits" -eq 0 ]
 ok $? "journal guard made --unsafe on data=ordered: its ${ckpts:-?} checkpoints sync the data file, its redo log fdatasyncs (${jcommits:-?} and ${rcommits:-?} journal commits: none journals their data)"
+
+# what each run held: on data=journal the jbd2 journal (its size as
+# dumpe2fs reads it) is log room beside the redo log, and the store's
+# pages sit in the page cache; on data=ordered the redo log alone
+jsize=$(dumpe2fs -h "$dev_journal" 2>/dev/null | sed -n 's/^\(Total \)\{0,1\}[Jj]ournal size: *//p' | head -1)
+python3 - "$scratch/bench-j.json" "$scratch/bench.json" "$jsize" <<'PY'
+import json, sys
+j, u = (json.load(open(f)) for f in sys.argv[1:3])
+size = sys.argv[3].strip()
+unit = {"k": 1 << 10, "M": 1 << 20, "G": 1 << 30}[size[-1]]
+jbytes = int(size[:-1]) * unit
+for r in (j, u):
+	assert r["memory_peak_bytes"] == r["pool_bytes"] + r["page_cache_peak_bytes"], r
+	assert r["redo_log_bytes"] == r["log_capacity"], r
+assert j["pages_journalled"] and j["jbd2_journal_bytes"] == jbytes, (j["jbd2_journal_bytes"], jbytes)
+assert j["log_room_bytes"] == j["redo_log_bytes"] + jbytes, j
+assert j["page_cache_peak_bytes"] > 1 << 20, j["page_cache_peak_bytes"]
+assert not u["pages_journalled"] and u["jbd2_journal_bytes"] == 0, u
+assert u["log_room_bytes"] == u["redo_log_bytes"], u
+PY
+ok $? "bench write says what it held: on data=journal log room = redo + the jbd2 journal (${jsize:-?}, as dumpe2fs reads it) and the pages in the page cache; on data=ordered the redo log alone; memory = pool + page cache peak"
 
 umount "$scratch/journal" && mount "$dev_journal" "$scratch/journal"
 expect_fail "journal store on a filesystem remounted data=ordered: refused on open" "no longer safe" \

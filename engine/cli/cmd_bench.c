@@ -18,8 +18,10 @@
 #include <untorn/latch.h>
 #include "ack_dev.h"
 #include "cli.h"
+#include "fscaps.h"
 #include "other_io.h"
 #include "rowgen.h"
+#include "store_cache.h"
 
 #define UT_BENCH_TXN_WRITES_MAX 64
 
@@ -103,6 +105,8 @@ struct bench {
 	const char *pacing_mode; /* forecast, age or off (--pacing) */
 	int rows_given;
 	unsigned cleaners;
+	uint64_t pool_bytes; /* the buffer pool asked for (--pool) */
+	struct store_cache cache; /* the store's files in the page cache */
 	uint64_t version_base;
 	atomic_int stop;
 	atomic_int measuring; /* past the warm-up */
@@ -334,6 +338,10 @@ struct bench_result {
 	unsigned settle_secs; /* from the writers' start: see settle_time() */
 	int settled;
 	struct age_samples ages; /* the checkpoint age, once a second */
+	/* where page writes wait, durable, to go home: the redo log, and
+	 * the jbd2 journal where the filesystem journals the store's data */
+	int pages_journalled;
+	uint64_t jbd2_journal_bytes; /* 0: unknown (not root) or none */
 };
 
 /* The counters of a that grew since b (the warm-up's share removed). */
@@ -442,6 +450,33 @@ static void percentiles(struct worker *w, unsigned n, struct bench_result *r)
 	free(all);
 }
 
+/* The log room: the redo log, and the jbd2 journal where it holds the
+ * store's page writes; 0 where that journal's size is not known. */
+static uint64_t log_room(const struct bench_result *r)
+{
+	if (!r->pages_journalled)
+		return r->st.log_capacity;
+	return r->jbd2_journal_bytes ?
+		       r->st.log_capacity + r->jbd2_journal_bytes :
+		       0;
+}
+
+/* What the run held: log room and memory (bench-matrix compares guards
+ * at equal amounts of both). */
+static void resources_json(const struct bench *b, const struct bench_result *r,
+			   struct json *j)
+{
+	json_u64(j, "redo_log_bytes", r->st.log_capacity);
+	json_bool(j, "pages_journalled", r->pages_journalled);
+	json_u64(j, "jbd2_journal_bytes",
+		 r->pages_journalled ? r->jbd2_journal_bytes : 0);
+	/* 0: journalled, and the journal's size unknown (read as root) */
+	json_u64(j, "log_room_bytes", log_room(r));
+	json_u64(j, "pool_bytes", b->pool_bytes);
+	json_u64(j, "page_cache_peak_bytes", b->cache.peak);
+	json_u64(j, "memory_peak_bytes", b->pool_bytes + b->cache.peak);
+}
+
 static void print_json(struct bench *b, const struct bench_result *r,
 		       const char *dir)
 {
@@ -494,6 +529,7 @@ static void print_json(struct bench *b, const struct bench_result *r,
 	json_u64(&j, "checkpoint_age_mean",
 		 r->ages.n ? r->ages.sum / r->ages.n : 0);
 	json_u64(&j, "log_capacity", r->st.log_capacity);
+	resources_json(b, r, &j);
 	json_u64(&j, "commit_p50_us", r->p50);
 	json_u64(&j, "commit_p95_us", r->p95);
 	json_u64(&j, "commit_p99_us", r->p99);
@@ -554,6 +590,16 @@ static void print_table(struct bench *b, const struct bench_result *r)
 	printf("  %-22s %12llu / %llu / %llu\n", "commit p50/p95/p99 us",
 	       (unsigned long long)r->p50, (unsigned long long)r->p95,
 	       (unsigned long long)r->p99);
+	if (log_room(r))
+		printf("  %-22s %12.0f MiB (redo %.0f%s)\n", "log room",
+		       log_room(r) / 1048576.0, r->st.log_capacity / 1048576.0,
+		       r->pages_journalled ? " + the jbd2 journal" : "");
+	else
+		printf("  %-22s %12s (redo %.0f MiB + a jbd2 journal whose size only root can read)\n",
+		       "log room", "?", r->st.log_capacity / 1048576.0);
+	printf("  %-22s %12.0f MiB (pool %.0f + the store's page cache at its peak %.0f)\n",
+	       "memory peak", (b->pool_bytes + b->cache.peak) / 1048576.0,
+	       b->pool_bytes / 1048576.0, b->cache.peak / 1048576.0);
 	printf("  %-22s %12llu\n", "pages written",
 	       (unsigned long long)r->st.pages_written);
 	printf("  %-22s %12lld\n", "device bytes written",
@@ -811,6 +857,7 @@ static void count_seconds(struct bench *b, uint64_t t0, unsigned n_max,
 			series[(*n)++] = done - last;
 			last = done;
 			next += 1000000000ull;
+			store_cache_sample(&b->cache);
 			if (!ages)
 				continue;
 			ut_engine_stats(b->eng, &st);
@@ -823,6 +870,21 @@ static void count_seconds(struct bench *b, uint64_t t0, unsigned n_max,
 			break;
 		tick(next < t_end ? next : t_end);
 	}
+}
+
+/* The store's files to watch in the page cache, and whether its data
+ * filesystem journals them (then its journal is log room too).  Neither
+ * can fail the run: what cannot be read is reported as 0. */
+static void resources_probe(struct bench *b, const char *dir,
+			    struct bench_result *r)
+{
+	struct ut_fscaps caps;
+
+	store_cache_open(&b->cache, dir);
+	if (ut_fscaps_probe(ut_engine_data_path(b->eng), &caps))
+		return;
+	r->pages_journalled = ut_fscaps_data_journalled(&caps);
+	r->jbd2_journal_bytes = caps.jbd2_journal_bytes;
 }
 
 static int bench_run(struct bench *b, struct worker *w, struct bench_result *r)
@@ -919,6 +981,8 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (!b.rows_given) /* a full scan: slow on a cold disk, see --rows */
 		ut_scan(b.eng, 0, count_fn, &b.rows);
+	b.pool_bytes = eo.pool_bytes;
+	resources_probe(&b, argv[optind + 1], &r);
 	b.version_base = ut_now_ns();
 	w = calloc(b.threads, sizeof(*w));
 	if (!w || bench_run(&b, w, &r))
@@ -939,6 +1003,7 @@ int cmd_bench(int argc, char **argv)
 	free(r.per_sec);
 	free(r.warm_sec);
 	ack_dev_close(&b.ack_dev);
+	store_cache_close(&b.cache);
 	if (cli_engine_close(b.eng))
 		return EXIT_ERROR;
 	return ret;
