@@ -25,7 +25,7 @@ cleanup() {
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/loopfs.sh"
-ktap_plan 14
+ktap_plan 16
 
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest fscheck-mysql "needs root for loop devices and mounts"
 missing=""
@@ -102,16 +102,30 @@ umount "$scratch/ord" && mount -o data=journal "$dev_ord" "$scratch/ord" &&
 	grep -q "^innodb_doublewrite = OFF" "$scratch/out" && ! grep -q "/etc/fstab" "$scratch/out"
 ok $? "after mounting as the fstab line says: SAFE to turn it off, OFF to paste, exit 0"
 
+# the redo log's capacity as the server reads it (8M, one file), and on
+# data=journal the jbd2 journal's size (as dumpe2fs reads it) beside it
+grep -q "^redo log *8 MiB (innodb_log_file_size = 8M x 1 file (innodb_log_files_in_group not set))" "$scratch/out" &&
+	jmib=$(($(dumpe2fs -h "$dev_ord" 2>/dev/null | sed -n 's/^\(Total \)\{0,1\}[Jj]ournal size: *\([0-9]*\)M$/\2/p' | head -1) + 0)) &&
+	[ "$jmib" -gt 0 ] && grep -q "^    jbd2 journal $jmib MiB: on data=journal page writes wait there" "$scratch/out"
+ok $? "the redo log's capacity (innodb_log_file_size x files) and, on data=journal, the jbd2 journal's size (${jmib:-?} MiB) printed"
+
 echo "innodb_doublewrite = 0" >>"$scratch/s4.cnf"
 check --mysql --defaults-file "$scratch/s4.cnf" --json
 [ $rc -eq 0 ] && python3 -c '
 import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["page_size"] == 4096 and j["doublewrite"] is False and j["doublewrite_off_safe"] is True
+assert j["redo_log_bytes"] == 8 << 20, j["redo_log_bytes"]
 pages = [d for d in j["directories"] if d["pages"]]
 assert pages and all(d["safe"] and d["data_mode"] == " data=journal" for d in pages)
-' "$scratch/out"
-ok $? "--json: doublewrite off, every page directory safe on data=journal"
+assert all(d["jbd2_journal_bytes"] == int(sys.argv[2]) << 20 for d in pages), pages
+' "$scratch/out" "${jmib:-0}"
+ok $? "--json: doublewrite off, every page directory safe on data=journal, the redo log's and the jbd2 journal's bytes"
+
+printf 'innodb_redo_log_capacity = 2G\n' >>"$scratch/s4.cnf"
+check --mysql --defaults-file "$scratch/s4.cnf" --json
+python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(j["redo_log_bytes"] != 2 << 30 or "innodb_redo_log_capacity = 2G" not in j["redo_log_from"])' "$scratch/out"
+ok $? "innodb_redo_log_capacity, where set, is the capacity (MySQL 8.0.30+)"
 
 # --- --mysql --measure DIR: the glue (the measurement itself is
 # measure_test's); a copy of untorn-fscheck runs a stand-in measuring
@@ -247,7 +261,10 @@ printf '[mysqld]\ndatadir = %s\n' "$scratch/isdir" >"$scratch/bad.cnf"
 refused "ibdata1 a directory" "isdir/ibdata1: Is a directory; check the path" \
 	--mysql --defaults-file "$scratch/bad.cnf"
 grep -q "as root" "$scratch/err" && fails=$((fails + 1))
-ok $fails "refusals (missing option file, a directory as the option file, PATH, --probe or --defaults-file misused, bad innodb_doublewrite, bad innodb_page_size, ibdata1 a directory: no \"run as root\"): one line, exit 2, nothing on stdout"
+printf '[mysqld]\ndatadir = %s\ninnodb_log_file_size = lots\n' "$scratch/ord/data" >"$scratch/bad.cnf"
+refused "bad innodb_log_file_size" "innodb_log_file_size = lots .* is not a size the server takes" \
+	--mysql --defaults-file "$scratch/bad.cnf"
+ok $fails "refusals (missing option file, a directory as the option file, PATH, --probe or --defaults-file misused, bad innodb_doublewrite, bad innodb_page_size, bad innodb_log_file_size, ibdata1 a directory: no \"run as root\"): one line, exit 2, nothing on stdout"
 
 # a system tablespace that is not one: refused, not guessed
 dd if=/dev/zero of="$scratch/ord/data/ibdata1" bs=4096 count=1 conv=notrunc status=none

@@ -46,6 +46,9 @@ static const struct option_slot slots[] = {
 	SLOT("innodb_page_size", page_size),
 	SLOT("innodb_doublewrite", doublewrite),
 	SLOT("innodb_flush_method", flush_method),
+	SLOT("innodb_redo_log_capacity", redo_log_capacity),
+	SLOT("innodb_log_file_size", log_file_size),
+	SLOT("innodb_log_files_in_group", log_files_in_group),
 };
 
 static int strip_prefix(char *name, const char *prefix)

@@ -20,6 +20,11 @@ struct ut_mycnf {
 	char page_size[32];
 	char doublewrite[32];
 	char flush_method[32];
+	/* the redo log's capacity: MySQL 8.0.30+'s one option, or the
+	 * older file size and count (MariaDB 10.5+ keeps one file) */
+	char redo_log_capacity[32];
+	char log_file_size[32];
+	char log_files_in_group[32];
 	char source[PATH_MAX + 64]; /* where they were read from */
 };
 

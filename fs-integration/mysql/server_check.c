@@ -53,6 +53,8 @@ struct server {
 	uint32_t page_size;
 	char page_from[3 * PATH_MAX];
 	int dblwr_on;
+	uint64_t redo_bytes; /* 0: not set, the server's default */
+	char redo_from[160];
 	struct place places[PLACES_MAX];
 	int n_places;
 };
@@ -384,6 +386,58 @@ static int journal_would_fix(const struct server *s, const struct place *p)
 	return v.safe;
 }
 
+/* one size option as the server reads it (digits, then K, M, G or
+ * nothing): 0, or exit 2's one line */
+static int redo_size(const char *opt, const char *val, const char *src,
+		     uint64_t *out)
+{
+	if (!ut_parse_size(val, 1ull << 50, out) && *out)
+		return 0;
+	return fail("%s = %s in %s is not a size the server takes; give bytes, or a number with K, M or G",
+		    opt, val, src);
+}
+
+/*
+ * The redo log's capacity: innodb_redo_log_capacity (MySQL 8.0.30+), or
+ * innodb_log_file_size times innodb_log_files_in_group (one file unless
+ * set: MariaDB 10.5+ has only one; MySQL before 8.0.30 defaults to two).
+ */
+static int parse_redo(struct server *s)
+{
+	const struct ut_mycnf *c = &s->cnf;
+	uint64_t size, files = 1;
+	int ret;
+
+	if (c->redo_log_capacity[0]) {
+		snprintf(s->redo_from, sizeof(s->redo_from),
+			 "innodb_redo_log_capacity = %s", c->redo_log_capacity);
+		return redo_size("innodb_redo_log_capacity",
+				 c->redo_log_capacity, c->source,
+				 &s->redo_bytes);
+	}
+	if (!c->log_file_size[0]) {
+		snprintf(s->redo_from, sizeof(s->redo_from),
+			 "not set: the server's default, 96 MiB on MariaDB 10.5+, 100 MiB on MySQL 8.0.30+");
+		return 0;
+	}
+	ret = redo_size("innodb_log_file_size", c->log_file_size, c->source,
+			&size);
+	if (ret)
+		return ret;
+	if (c->log_files_in_group[0] &&
+	    ut_parse_count(c->log_files_in_group, 1, 100, &files))
+		return fail("innodb_log_files_in_group = %s in %s is not a count from 1 to 100",
+			    c->log_files_in_group, c->source);
+	s->redo_bytes = size * files;
+	snprintf(s->redo_from, sizeof(s->redo_from),
+		 "innodb_log_file_size = %s x %llu file%s%s", c->log_file_size,
+		 (unsigned long long)files, files > 1 ? "s" : "",
+		 c->log_files_in_group[0] ?
+			 "" :
+			 " (innodb_log_files_in_group not set)");
+	return 0;
+}
+
 static int server_safe(const struct server *s)
 {
 	int i;
@@ -410,6 +464,9 @@ static void print_place(const struct place *p)
 			       "");
 		return;
 	}
+	if (c->data_mode == UT_DATA_JOURNAL && c->jbd2_journal_bytes)
+		printf("    jbd2 journal %llu MiB: on data=journal page writes wait there, durable, before they go home, as in the redo log\n",
+		       (unsigned long long)(c->jbd2_journal_bytes >> 20));
 	printf("    doublewrite off: %s: %s", p->v.safe ? "SAFE" : "UNSAFE",
 	       p->v.reason);
 	if (!p->v.safe && p->v.fix[0])
@@ -485,6 +542,11 @@ static void print_text(const struct server *s, int safe)
 		printf("doublewrite     ON (the default)\n");
 	printf("flush method    %s\n",
 	       s->cnf.flush_method[0] ? s->cnf.flush_method : "the default");
+	if (s->redo_bytes)
+		printf("redo log        %llu MiB (%s)\n",
+		       (unsigned long long)(s->redo_bytes >> 20), s->redo_from);
+	else
+		printf("redo log        %s\n", s->redo_from);
 	for (i = 0; i < s->n_places; i++) {
 		print_place(&s->places[i]);
 		if (!bad && s->places[i].pages && !s->places[i].v.safe)
@@ -526,8 +588,12 @@ static void print_json(const struct server *s, int safe)
 	json_string("datadir", s->datadir, ",\n  ");
 	printf("\"page_size\": %u,\n  ", s->page_size);
 	json_string("page_size_from", s->page_from, ",\n  ");
-	printf("\"doublewrite\": %s,\n  \"directories\": [\n",
-	       s->dblwr_on ? "true" : "false");
+	printf("\"doublewrite\": %s,\n  ", s->dblwr_on ? "true" : "false");
+	/* 0: not set, the server's default */
+	printf("\"redo_log_bytes\": %llu,\n  ",
+	       (unsigned long long)s->redo_bytes);
+	json_string("redo_log_from", s->redo_from, ",\n  ");
+	printf("\"directories\": [\n");
 	for (i = 0; i < s->n_places; i++) {
 		p = &s->places[i];
 		printf("    {");
@@ -542,6 +608,11 @@ static void print_json(const struct server *s, int safe)
 		       p->v.safe ? "true" : "false");
 		json_string("reason", p->v.reason, ", ");
 		json_string("fix", p->v.fix, "");
+		printf(", \"jbd2_journal_bytes\": %llu",
+		       (unsigned long long)(p->caps.data_mode ==
+							    UT_DATA_JOURNAL ?
+						    p->caps.jbd2_journal_bytes :
+						    0));
 		printf(", \"data_journal_would_fix\": %s}%s\n",
 		       journal_would_fix(s, p) ? "true" : "false",
 		       i + 1 < s->n_places ? "," : "");
@@ -595,6 +666,8 @@ int ut_mysql_check(const char *defaults_file, int as_json, uint32_t *page_size)
 	if (ret)
 		goto out_free;
 	ret = parse_doublewrite(s);
+	if (!ret)
+		ret = parse_redo(s);
 	if (!ret)
 		ret = find_page_size(s);
 	if (ret)
