@@ -34,7 +34,10 @@ SCRIPTS="scripts/bench-matrix scripts/bt-plot scripts/crash-sim scripts/demo scr
 	 dev/atomic-cost dev/crash-kill9 dev/crash-matrix dev/flushing-compare dev/kernel-matrix dev/kernel-suite dev/logwrites-replay
 	 dev/install-deps"
 # bad values, each refused before anything is made
-BAD_CMDS=("demo --rows 0 --dir $scratch/d" "demo --seconds x --dir $scratch/d" "fio-compare --dir $scratch --size xyz --out $scratch/o"
+BAD_CMDS=("bench-matrix --log-room 64M --log-size 64M --out $scratch/o" "bench-matrix --journal-split 0.5 --out $scratch/o"
+	  "bench-matrix --log-room 64M --journal-split 1.5 --out $scratch/o" "bench-matrix --log-room 8M --out $scratch/o"
+	  "bench-matrix --log-room 64M,8M --out $scratch/o" "bench-matrix --log-room 16M --journal-split 0.9 --out $scratch/o"
+	  "demo --rows 0 --dir $scratch/d" "demo --seconds x --dir $scratch/d" "fio-compare --dir $scratch --size xyz --out $scratch/o"
 	  "fio-compare --dir $scratch --runtime 1.5 --out $scratch/o" "profile --scripts nosuch --out $scratch/o -- true"
 	  "profile --page-size abc --out $scratch/o -- true" "profile --scripts"
 	  "emulate-hdd start --seek-min x" "emulate-hdd start --rpm 0" "emulate-hdd start --seek-min 9 --seek-max 2"

@@ -30,7 +30,7 @@ cleanup() {
 }
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 19
+ktap_plan 20
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest target "needs root for loop devices, mkfs and mounts"
 losetup -f >/dev/null 2>&1 || ktap_skip_rest target "no free loop device"
 
@@ -85,6 +85,33 @@ for g in ("doublewrite", "none"):
     assert r["calibration"]["randread_16k_iops"] > 0 and r["calibration"]["fdatasync_ms"] > 0
 PY
 ok $? "a blank device: doublewrite and none measured on it, its facts and fio's calibration in each run's JSON"
+
+# the same device swept over the log room: every guard the same room,
+# the journal guard's split between its redo log and the jbd2 journal
+# made for it; each room's matrix, the sweep table, the room chart
+"$bm" --target "$dev" --destroy --guards doublewrite,journal "${quick[@]}" --calibrate 0 \
+	--log-room 32M,64M --journal-split 0.25 --out "$scratch/o1r" >"$scratch/out" 2>&1
+rc=$?
+sed 's/^/# /' "$scratch/out" | grep -E "room|journal " | tail -8
+[ $rc -eq 0 ] && [ -s "$scratch/o1r/sweep-room.png" ] && python3 - "$scratch/o1r" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+for mib in (32, 64):
+    room = mib << 20
+    m = {r["guard"]: r for r in json.load(open(os.path.join(out, "room-%dM" % mib, "matrix.json")))}
+    dw, j = m["doublewrite"], m["journal"]
+    assert dw["log_room_asked"] == room == j["log_room_asked"], (dw["log_room_asked"], j["log_room_asked"])
+    # doublewrite: the redo log is the room (less its header)
+    assert not dw["pages_journalled"] and room - (1 << 20) < dw["log_room_bytes"] <= room, dw["log_room_bytes"]
+    # journal: a quarter in the redo log (8 MiB at least), the rest jbd2's
+    redo = max(8 << 20, room // 4)
+    assert j["pages_journalled"] and j["jbd2_journal_bytes"] == room - redo, (j["jbd2_journal_bytes"], room - redo)
+    assert redo - (1 << 20) < j["redo_log_bytes"] <= redo, j["redo_log_bytes"]
+    assert room - (1 << 20) < j["log_room_bytes"] <= room, j["log_room_bytes"]
+pts = {(r["guard"], r["log_room_asked"]) for r in json.load(open(os.path.join(out, "sweep.json")))}
+assert pts == {(g, m << 20) for g in ("doublewrite", "journal") for m in (32, 64)}, pts
+PY
+ok $? "--log-room 32M,64M: every guard the same room, the journal guard's split between redo and jbd2 (--journal-split 0.25), each room's matrix, the sweep and its room chart"
 
 # 2-4: a filesystem, then a partition table: refused, then --destroy
 blank_dev 3G

@@ -33,12 +33,13 @@ target_mib() {
 # data=journal gets the jbd2 journal mkfs-journal would give it (for its
 # default 50 MB/s and 5 s commits: 1 GiB on the 4 GiB test devices), not
 # mkfs.ext4's default (64 MiB there), which makes jbd2 write pages home
-# far more often than a data=journal server's would
+# far more often than a data=journal server's would; or FS_JBD2_MIB's
+# (bench-matrix --log-room: the journal's share of the room)
 fs_make() {	# FS-KIND DEVICE [SECTOR-SIZE]: XFS's sector as the device's
 	case $1 in
 	xfs) mkfs.xfs -q -f -m reflink=1 ${3:+-s size="$3"} "$2" ;;
 	ext4-journal)
-		mkfs.ext4 -q -F -b 4096 -J size="$(jbd2_journal_mib 50 5 "$(target_mib "$2")")" "$2" ;;
+		mkfs.ext4 -q -F -b 4096 -J size="${FS_JBD2_MIB:-$(jbd2_journal_mib 50 5 "$(target_mib "$2")")}" "$2" ;;
 	*) mkfs.ext4 -q -F -b 4096 "$2" ;;
 	esac
 }

@@ -2,14 +2,18 @@
 # SPDX-License-Identifier: MIT
 #
 # sweep_report.py - the sweeps of bench-matrix: `--rows N,N...` (each
-# size's matrix in DIR/rows-N) and `--pacing MODE,MODE...` (each mode's in
-# DIR/pacing-MODE, or DIR/rows-N/pacing-MODE with both).  One table over
+# size's matrix in DIR/rows-N), `--log-room SIZE,SIZE...` (each room's in
+# DIR/room-SIZE, or DIR/rows-N/room-SIZE with both) and `--pacing
+# MODE,MODE...` (each mode's in DIR/pacing-MODE, or DIR/rows-N/pacing-MODE
+# with both).  A point of the sweep is its rows and log room.  One table over
 # the matrix.json of each SUBDIR of DIR bench-matrix names, side by side: each guard's TPS over
 # doublewrite's and none's at the same size and mode, and over the first
 # mode's; sweep.json; and two charts: every second's TPS per guard, size
 # and mode, warm-up included (sweep-tps-over-time.png, Dimitri
 # Kravtchuk's graph), and each guard's TPS over doublewrite's (none's
-# when doublewrite did not run) by size (sweep-ratios.png).  With
+# when doublewrite did not run) by size (sweep-ratios.png), and with
+# several rooms each guard's TPS against the log room
+# (sweep-room.png).  With
 # --repeat a size's runs are its rounds' median runs, and a second table
 # gives every guard's TPS and ratios as median [min-max] over the rounds.
 #
@@ -44,7 +48,13 @@ def load(out, subs):
     for r in runs:
         r.setdefault("rows", 0)
         r.setdefault("pacing_mode", "on")
+        # the point: rows and the log room asked (0: each guard's own)
+        r["point"] = (r["rows"], r.get("log_room_asked") or 0)
     return runs
+
+
+def mib(n):
+    return "-" if not n else "%dM" % (n >> 20)
 
 
 def thread_share(r, key):
@@ -54,14 +64,14 @@ def thread_share(r, key):
 
 
 def table(runs, order, modes):
-    by = {(r["device"], r["threads"], r["rows"], r["pacing_mode"], r["guard"]): r for r in runs}
+    by = {(r["device"], r["threads"], r["point"], r["pacing_mode"], r["guard"]): r for r in runs}
     print("\nsweep: side by side (worst/med, <half, <1/4 over the measured seconds;"
           " settle from the writers' start; logwait and paced as shares of thread-time;"
           " /%s: TPS over the same guard's with pacing %s; keeps: the %s run's median second"
           " over this run's mean TPS, what pacing %s keeps of this mode's throughput)"
           % (modes[0], modes[0], modes[0], modes[0]))
-    print("%-5s %7s %9s %-8s %-12s %9s %7s %7s %9s %6s %9s %6s %6s %7s %8s %7s %9s" % (
-        "dev", "threads", "rows", "pacing", "guard", "tps", "/dblwr", "/none", "/" + modes[0][:8], "keeps",
+    print("%-5s %7s %9s %6s %-8s %-12s %9s %7s %7s %9s %6s %9s %6s %6s %7s %8s %7s %9s" % (
+        "dev", "threads", "rows", "room", "pacing", "guard", "tps", "/dblwr", "/none", "/" + modes[0][:8], "keeps",
         "worst/med", "<half", "<1/4", "settle", "logwait", "paced", "p99 us"))
     rows = []
     for key in sorted(by, key=lambda k: (k[0], k[1], k[2], order.index(k[4]) if k[4] in order else 99,
@@ -71,7 +81,8 @@ def table(runs, order, modes):
         base = by.get((dev, t, n, p, "doublewrite"))
         none = by.get((dev, t, n, p, "none"))
         first = by.get((dev, t, n, modes[0], g))
-        row = dict(device=dev, threads=t, rows=n, pacing=p, guard=g, tps=r["tps"],
+        row = dict(device=dev, threads=t, rows=n[0], log_room_asked=n[1], pacing=p, guard=g, tps=r["tps"],
+                   log_room_bytes=r.get("log_room_bytes"), memory_peak_bytes=r.get("memory_peak_bytes"),
                    over_doublewrite=r["tps"] / base["tps"] if base and base["tps"] else None,
                    over_none=r["tps"] / none["tps"] if none and none["tps"] else None,
                    over_first_pacing=r["tps"] / first["tps"] if first and first["tps"] else None,
@@ -87,8 +98,8 @@ def table(runs, order, modes):
                    commit_p99_us=r.get("commit_p99_us"), warmup_seconds=r.get("warmup_seconds"), seconds=r.get("seconds"))
         rows.append(row)
         settle = row["settle_seconds"]
-        print("%-5s %7d %9d %-8s %-12s %9.0f %7s %7s %9s %6s %9.2f %5ds %5ds %7s %7.1f%% %6.1f%% %9s" % (
-            dev, t, n, p, g, r["tps"],
+        print("%-5s %7d %9d %6s %-8s %-12s %9.0f %7s %7s %9s %6s %9.2f %5ds %5ds %7s %7.1f%% %6.1f%% %9s" % (
+            dev, t, n[0], mib(n[1]), p, g, r["tps"],
             "%.2fx" % row["over_doublewrite"] if row["over_doublewrite"] else "-",
             "%.2fx" % row["over_none"] if row["over_none"] else "-",
             "%.2fx" % row["over_first_pacing"] if row["over_first_pacing"] else "-",
@@ -107,14 +118,14 @@ def spread_table(by, order, rows):
         return
     from repeat_report import spread  # the rounds' median [min-max], one format
     print("\nover the rounds of --repeat: median [min-max]; a ratio is taken within a round")
-    print("%-5s %9s %-8s %-12s %6s %20s %20s %20s" % ("dev", "rows", "pacing", "guard", "rounds", "tps", "/dblwr", "/none"))
+    print("%-5s %9s %6s %-8s %-12s %6s %20s %20s %20s" % ("dev", "rows", "room", "pacing", "guard", "rounds", "tps", "/dblwr", "/none"))
     for row in rows:
-        r = by[(row["device"], row["threads"], row["rows"], row["pacing"], row["guard"])]
+        r = by[(row["device"], row["threads"], (row["rows"], row["log_room_asked"]), row["pacing"], row["guard"])]
         tps = r.get("round_tps", [])
         row.update(round_tps=tps, over_doublewrite_rounds=r.get("over_doublewrite_rounds", []),
                    over_none_rounds=r.get("over_none_rounds", []))
-        print("%-5s %9d %-8s %-12s %6d %20s %20s %20s" % (
-            row["device"], row["rows"], row["pacing"], row["guard"], len(tps),
+        print("%-5s %9d %6s %-8s %-12s %6d %20s %20s %20s" % (
+            row["device"], row["rows"], mib(row["log_room_asked"]), row["pacing"], row["guard"], len(tps),
             spread(tps, "%.0f"),
             spread(row["over_doublewrite_rounds"], "%.2f") if row["guard"] != "doublewrite" else "-",
             spread(row["over_none_rounds"], "%.2f") if row["guard"] != "none" else "-"))
@@ -143,7 +154,8 @@ def charts(out, by, order, order_modes):
             ax.plot(range(1, len(series) + 1), series, label=g, color="C%d" % i, linewidth=0.9)
         if warm:
             ax.axvline(warm + 0.5, color="grey", linestyle="--", linewidth=0.8)
-        ax.set_title("%s, %d threads, %d rows, pacing %s%s" % (d, t, n, p, ", warm-up left of the dashed line" if warm else ""),
+        ax.set_title("%s, %d threads, %d rows%s, pacing %s%s" % (d, t, n[0], ", log room %s" % mib(n[1]) if n[1] else "", p,
+                                                          ", warm-up left of the dashed line" if warm else ""),
                      fontsize="medium")
         ax.set_ylim(bottom=0)
         ax.set_ylabel("transactions/s")
@@ -158,24 +170,54 @@ def charts(out, by, order, order_modes):
     fig, axes = plt.subplots(1, len(devs), figsize=(5 * len(devs), 3.6), squeeze=False)
     for (d, t), ax in zip(devs, axes[0]):
         sizes = sorted({n for dd, tt, n, p in panels if (dd, tt) == (d, t)})
+        # along rows, or along the room when the sweep is of rooms alone
+        along = 1 if len({n[0] for n in sizes}) == 1 and len({n[1] for n in sizes}) > 1 else 0
         for i, g in enumerate(guards):
             for j, p in enumerate(modes):
                 pts = [(n, by[(d, t, n, p, g)]["tps"] / by[(d, t, n, p, ref)]["tps"]) for n in sizes
                        if (d, t, n, p, g) in by and (d, t, n, p, ref) in by
                        and by[(d, t, n, p, ref)]["tps"]]
                 if pts:
-                    ax.plot([q[0] for q in pts], [q[1] for q in pts], marker="o", color="C%d" % i,
+                    ax.plot([q[0][along] / (1 << 20 if along else 1) for q in pts], [q[1] for q in pts], marker="o", color="C%d" % i,
                             linestyle=["-", "--", ":"][j % 3],
                             label=g if len(modes) == 1 else "%s, pacing %s" % (g, p))
         ax.set_xscale("log")
         ax.set_ylim(bottom=0)
-        ax.set_xlabel("rows (log scale)")
+        ax.set_xlabel("log room, MiB (log scale)" if along else "rows (log scale)")
         ax.set_ylabel("TPS over %s's" % ref)
         ax.set_title("%s, %d threads" % (d, t), fontsize="medium")
         ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(os.path.join(out, "sweep-ratios.png"), dpi=90)
-    print("\nwrote %s/sweep.json, sweep-tps-over-time.png and sweep-ratios.png" % out)
+    rooms = room_chart(plt, out, by, guards, devs, modes)
+    print("\nwrote %s/sweep.json, sweep-tps-over-time.png, sweep-ratios.png%s" % (out, rooms))
+
+
+def room_chart(plt, out, by, guards, devs, modes):
+    """Each guard's TPS against the log room, per device (a line per
+    size): where a larger log buys more than turning a guard off."""
+    if len({k[2][1] for k in by}) < 2:
+        return ""
+    fig, axes = plt.subplots(1, len(devs), figsize=(5 * len(devs), 3.6), squeeze=False)
+    for (d, t), ax in zip(devs, axes[0]):
+        sizes = sorted({k[2][0] for k in by if k[:2] == (d, t)})
+        for i, g in enumerate(guards):
+            for j, n in enumerate(sizes):
+                pts = sorted((k[2][1], r["tps"]) for k, r in by.items()
+                             if k[:2] == (d, t) and k[2][0] == n and k[4] == g and k[3] == modes[0] and k[2][1])
+                if pts:
+                    ax.plot([q[0] / (1 << 20) for q in pts], [q[1] for q in pts], marker="o", color="C%d" % i,
+                            linestyle=["-", "--", ":", "-."][j % 4],
+                            label=g if len(sizes) == 1 else "%s, %d rows" % (g, n))
+        ax.set_xscale("log")
+        ax.set_ylim(bottom=0)
+        ax.set_xlabel("log room, MiB (redo log; with data=journal, redo + jbd2 journal)")
+        ax.set_ylabel("transactions/s")
+        ax.set_title("%s, %d threads" % (d, t), fontsize="medium")
+        ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "sweep-room.png"), dpi=90)
+    return " and sweep-room.png"
 
 
 def main():
