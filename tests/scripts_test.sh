@@ -37,6 +37,7 @@ SCRIPTS="scripts/bench-matrix scripts/bt-plot scripts/crash-sim scripts/demo scr
 BAD_CMDS=("bench-matrix --log-room 64M --log-size 64M --out $scratch/o" "bench-matrix --journal-split 0.5 --out $scratch/o"
 	  "bench-matrix --log-room 64M --journal-split 1.5 --out $scratch/o" "bench-matrix --log-room 8M --out $scratch/o"
 	  "bench-matrix --log-room 64M,8M --out $scratch/o" "bench-matrix --log-room 16M --journal-split 0.9 --out $scratch/o"
+	  "bench-matrix --regime flush --memory 1200M --out $scratch/o" "bench-matrix --memory lots --out $scratch/o"
 	  "demo --rows 0 --dir $scratch/d" "demo --seconds x --dir $scratch/d" "fio-compare --dir $scratch --size xyz --out $scratch/o"
 	  "fio-compare --dir $scratch --runtime 1.5 --out $scratch/o" "profile --scripts nosuch --out $scratch/o -- true"
 	  "profile --page-size abc --out $scratch/o -- true" "profile --scripts"

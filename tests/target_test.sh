@@ -30,7 +30,7 @@ cleanup() {
 }
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 20
+ktap_plan 21
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest target "needs root for loop devices, mkfs and mounts"
 losetup -f >/dev/null 2>&1 || ktap_skip_rest target "no free loop device"
 
@@ -112,6 +112,22 @@ pts = {(r["guard"], r["log_room_asked"]) for r in json.load(open(os.path.join(ou
 assert pts == {(g, m << 20) for g in ("doublewrite", "journal") for m in (32, 64)}, pts
 PY
 ok $? "--log-room 32M,64M: every guard the same room, the journal guard's split between redo and jbd2 (--journal-split 0.25), each room's matrix, the sweep and its room chart"
+
+# --memory: each run in a memory cgroup of that size under this test's
+# own, charged the pool and the page cache alike, removed after it
+memcg_parent=$(awk -F: '$2 == "memory" { print "/sys/fs/cgroup/memory" $3 } $1 == "0" && $2 == "" { print "/sys/fs/cgroup" $3 }' /proc/self/cgroup | head -1)
+"$bm" --target "$dev" --destroy --guards doublewrite,journal "${quick[@]}" --calibrate 0 --memory 400M \
+	--out "$scratch/o1m" >"$scratch/out" 2>&1
+rc=$?
+sed 's/^/# /' "$scratch/out" | tail -4
+[ $rc -eq 0 ] && python3 - "$scratch/o1m" <<'PY' && ! ls -d "$memcg_parent"/untorn-memcg-* >/dev/null 2>&1
+import json, os, sys
+for r in json.load(open(os.path.join(sys.argv[1], "matrix.json"))):
+    assert r["memory_limit_bytes"] == 400 << 20, r.get("memory_limit_bytes")
+    # the pool (128M, touched as it fills) and the page cache, within it
+    assert 0 < r["memcg_peak_bytes"] <= 400 << 20, r.get("memcg_peak_bytes")
+PY
+ok $? "--memory 400M: every run in a memory cgroup of 400M, its peak charge in the JSON within it, the cgroup removed"
 
 # 2-4: a filesystem, then a partition table: refused, then --destroy
 blank_dev 3G
