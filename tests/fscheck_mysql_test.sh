@@ -158,7 +158,7 @@ ok $? "--mysql --measure with no DIR, inside the datadir (or through a symlink),
 
 check --mysql --defaults-file "$scratch/s4.cnf"
 want=$rc
-"$scratch/fake/bin/untorn-fscheck" --mysql --defaults-file "$scratch/s4.cnf" --measure=120 \
+"$scratch/fake/bin/untorn-fscheck" --mysql --defaults-file "$scratch/s4.cnf" --measure=300 \
 	"$scratch/ord/scratch" --json >"$scratch/out" 2>"$scratch/err"
 rc=$?
 [ $rc -eq "$want" ] && python3 -c '
@@ -166,9 +166,9 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["server"]["page_size"] == 4096 and j["measure"] == {"stand_in": True}
 args = open(sys.argv[2]).read().split()
-assert args == [sys.argv[3], "--seconds", "120", "--page-size", "4096", "--engine", "innodb", "--json"], args
+assert args == [sys.argv[3], "--seconds", "300", "--page-size", "4096", "--engine", "innodb", "--json"], args
 ' "$scratch/out" "$scratch/measured" "$scratch/ord/scratch"
-ok $? "--mysql --measure=120 DIR --json: the server's verdict and the measurement in DIR at its 4096-byte pages, one object, exit $rc (the server's)"
+ok $? "--mysql --measure=300 DIR --json: the server's verdict and the measurement in DIR at its 4096-byte pages, one object, exit $rc (the server's)"
 
 # --- 16k pages on data=journal: no mount makes it safe --------------------
 install_db s16 16k "$scratch/jnl/data" "$scratch/redo/s16" ||

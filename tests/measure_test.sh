@@ -3,10 +3,15 @@
 #
 # measure_test.sh - untorn-fscheck --measure, the sysadmin's one command
 # (root, loop devices): on ext4 data=ordered it measures doublewrite, none
-# and the sector guard its verdict finds safe there, in --json one object
-# with the verdict, the target's facts, fio's figures, each run and the
-# sentence, and the exit status the verdict's; the table and the sentence
-# print again from the kept results; the directory is left as it was; a
+# and the sector guard its verdict finds safe there in three alternating
+# rounds (each store loaded once, in the first), in --json one object
+# with the verdict, the target's facts, fio's figures, every round's runs,
+# each ratio taken within a round as an object (median, low, high, the
+# rounds' values; the old scalar beside it) and the sentence, whose
+# form follows the interval (a gain or a cost only when it leaves 1.0
+# out, else "cannot tell them apart here (within ±N %)"), and the exit
+# status the verdict's; the table and the sentence print again from the
+# kept results; the directory is left as it was; a
 # directory with too little space is refused naming what it needs; bad
 # values and combinations are one line and exit 2; SIGTERM to the
 # program's PID mid-run stops the measurement's every process and
@@ -33,8 +38,11 @@ d=$scratch/ord
 mkdir -p "$d/db" && echo "the user's" >"$d/db/file"
 state=$(dir_state "$d")
 
-# 1: the shortest measurement, as JSON; the status answers untorn's question
-TMPDIR=$scratch "$fscheck" "$d" --measure=100 --engine untorn --json >"$scratch/m.json" 2>"$scratch/m.err"
+# 1: the shortest measurement of three guards (the shortest --measure
+# that leaves three rounds of a run a guard 5 s of warm-up and 10
+# measured), as JSON; the status answers untorn's question
+secs=$("$fscheck" --help | sed -n 's/.*(default [0-9]*, at least \([0-9]*\).*/\1/p')
+TMPDIR=$scratch "$fscheck" "$d" --measure=$secs --engine untorn --json >"$scratch/m.json" 2>"$scratch/m.err"
 rc=$?
 sed 's/^/# stderr: /' "$scratch/m.err" | tail -5
 python3 - "$scratch/m.json" "$d" <<'PY'
@@ -46,15 +54,38 @@ assert m["verdict"]["fstype"] == "ext4" and m["verdict"]["untorn_sector"]["safe"
 assert [r["guard"] for r in m["runs"]] == ["doublewrite", "none", "sector"], m["runs"]
 assert all(r["tps"] > 0 for r in m["runs"])
 assert m["guard"] == "sector" and m["safe"] is True
-assert abs(m["none_over_doublewrite"] - m["runs"][1]["tps"] / m["runs"][0]["tps"]) < 0.01
 assert m["target"]["fstype"] == "ext4" and m["calibration"]["randwrite_16k_iops"] > 0
-assert m["seconds"] >= 10 and m["rows"] > 0
-assert m["sentence"].startswith("turning the doublewrite off here would buy")
-assert "for InnoDB/MariaDB it is UNSAFE because" in m["sentence"]
-assert "untorn's sector guard is SAFE here" in m["sentence"]
+assert m["seconds"] >= 10 and m["warmup_s"] >= 5 and m["rows"] > 0
+# three rounds, every guard once a round in turn; each store loaded
+# in the first round, the later ones run on it
+assert [r["round"] for r in m["rounds"]] == [1, 2, 3], m["rounds"]
+for rd in m["rounds"]:
+    assert [r["guard"] for r in rd["runs"]] == ["doublewrite", "none", "sector"], rd
+    assert all(r["tps"] > 0 and r["fresh_load"] is (rd["round"] == 1) for r in rd["runs"]), rd
+# each ratio an object, taken within a round; the old scalar its median
+for name, num, den in (("none_over_doublewrite", "none", "doublewrite"), ("guard_over_none", "sector", "none")):
+    o = m["ratios"][name]
+    print("# %s: %s" % (name, json.dumps(o)))
+    tps = [{r["guard"]: r["tps"] for r in rd["runs"]} for rd in m["rounds"]]
+    assert all(abs(v - t[num] / t[den]) < 0.001 for v, t in zip(o["rounds"], tps)) and len(o["rounds"]) == 3, o
+    assert o["low"] == min(o["rounds"]) <= o["median"] <= o["high"] == max(o["rounds"]), o
+    assert m[name] == o["median"], (m[name], o)
+# the sentence's form follows the interval
+nd, s = m["ratios"]["none_over_doublewrite"], m["sentence"]
+if nd["low"] > 1:
+    assert s.startswith("turning the doublewrite off here would buy "), s
+elif nd["high"] < 1:
+    assert s.startswith("turning the doublewrite off here would cost ") and "slower than doublewrite in every" in s, s
+else:
+    n = max(nd["high"] - 1, 1 - nd["low"]) * 100
+    assert "cannot tell them apart here (within \u00b1%d %%;" % nd["within_pct"] in s, s
+    assert n <= nd["within_pct"] < n + 1.1, (n, nd)
+assert "nothing" not in s
+assert "for InnoDB/MariaDB it is UNSAFE because" in s
+assert "untorn's sector guard is SAFE here" in s
 PY
 [ $? -eq 0 ] && [ $rc -eq 0 ]
-ok $? "--measure=100 --json on ext4 data=ordered: doublewrite, none and sector measured, the verdict and facts in one object, exit $rc (sector safe)"
+ok $? "--measure=$secs --json on ext4 data=ordered: doublewrite, none and sector in 3 alternating rounds, each ratio's object and the sentence's form, the verdict and facts in one object, exit $rc (sector safe)"
 [ "$state" = "$(dir_state "$d")" ] && ! ls "$scratch"/untorn-doublewrite-cost-* >/dev/null 2>&1
 ok $? "the directory as it was, and no temporary directory left"
 
@@ -64,9 +95,10 @@ ok $? "the directory as it was, and no temporary directory left"
 rc=$?
 sed 's/^/# /' "$scratch/report"
 [ $rc -eq 0 ] && grep -q '^guard  *tps  */doublewrite  */none  *worst second$' "$scratch/report" &&
-	grep -q '^sector ' "$scratch/report" && grep -q '^turning the doublewrite off here' "$scratch/report" &&
-	grep -q 'target: /dev/loop' "$scratch/report"
-ok $? "the table and the sentence, printed again from the JSON with --report-only"
+	grep -q '^  3 rounds of doublewrite, none, sector, ' "$scratch/report" &&
+	grep -Eq '^sector +[0-9]+ \[[0-9]+-[0-9]+\] +[0-9.]+x \[[0-9.]+-[0-9.]+\] +[0-9.]+x \[' "$scratch/report" &&
+	grep -q '^turning the doublewrite off here' "$scratch/report" && grep -q 'target: /dev/loop' "$scratch/report"
+ok $? "the table (median [min-max] over the rounds) and the sentence, printed again from the JSON with --report-only"
 
 # 3: too little space
 loopfs tiny 300M "mkfs.ext4 -q" ""
@@ -80,17 +112,18 @@ ok $? "too little free space: the verdict, then one line naming what the measure
 
 # 4: bad values and combinations
 bad=0
-for args in "--measure=5" "--measure=x" "--measure --probe"; do
+for args in "--measure=5" "--measure=x" "--measure --probe" "--measure=$((secs - 1))"; do
 	# shellcheck disable=SC2086
 	"$fscheck" "$d" $args >"$scratch/out" 2>"$scratch/err"
 	rc=$?
 	echo "# $args: $(cat "$scratch/err")"
 	[ $rc -eq 2 ] && [ "$(wc -l <"$scratch/err")" -eq 1 ] && [ ! -s "$scratch/out" ] || bad=1
 done
+grep -q "from $secs to 86400" "$scratch/err" || bad=1
 "$top/scripts/doublewrite-cost" "$d" --seconds 50 >/dev/null 2>"$scratch/err"
-[ $? -eq 2 ] && grep -q "at least 100" "$scratch/err" || bad=1
+[ $? -eq 2 ] && grep -q "at least $secs" "$scratch/err" || bad=1
 [ $bad -eq 0 ]
-ok $? "--measure below 100 s or not a number, or with --probe: one line, exit 2, nothing measured"
+ok $? "--measure below $secs s (three rounds of three guards), or not a number, or with --probe: one line, exit 2, nothing measured"
 
 # 5: SIGTERM to untorn-fscheck's PID alone (as kill or a service manager
 # sends it) once the benchmark runs: its children, doublewrite-cost,
@@ -98,7 +131,7 @@ ok $? "--measure below 100 s or not a number, or with --probe: one line, exit 2,
 mkdir -p "$scratch/tmp5"
 state=$(dir_state "$d")
 stop_midway TERM "bench write $d/untorn-bench-matrix" \
-	env TMPDIR="$scratch/tmp5" "$fscheck" "$d" --measure=100 --engine untorn >/dev/null 2>"$scratch/m5.err"
+	env TMPDIR="$scratch/tmp5" "$fscheck" "$d" --measure=$secs --engine untorn >/dev/null 2>"$scratch/m5.err"
 bm_pid=$(echo "$stop_ps" | awk '/scripts\/bench-matrix/ { print $1; exit }')
 echo "$stop_ps" | sed 's/^/# before: /'
 sed 's/^/# stderr: /' "$scratch/m5.err" | tail -3
@@ -113,7 +146,7 @@ truncate -s 64M "$scratch/ro.img" && mkfs.ext4 -q "$scratch/ro.img" &&
 	ro=$(losetup -f --show "$scratch/ro.img") && loopfs_loops+=("$ro") &&
 	mkdir -p "$scratch/ro" && mount -o ro,data=journal "$ro" "$scratch/ro"
 bad=""
-for opt in --measure=100 --probe=1; do
+for opt in --measure=$secs --probe=1; do
 	"$fscheck" "$scratch/ro" "$opt" >"$scratch/out" 2>"$scratch/err"
 	rc=$?
 	echo "# $(head -c 300 "$scratch/err")"

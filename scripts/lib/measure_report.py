@@ -2,95 +2,273 @@
 # SPDX-License-Identifier: MIT
 #
 # measure_report.py - doublewrite-cost's result and report (untorn-fscheck
-# --measure): from the verdict and bench-matrix's runs of doublewrite,
-# none and the copyless guard, the ratios (none over doublewrite, the
-# guard over none), the one sentence and the table.
+# --measure): the runs of bench-matrix --repeat N (DIR/round-K, doublewrite,
+# none and the copyless guard once a round, in that order, again and
+# again), each ratio (none over doublewrite, the guard over none) taken
+# within a round and given as its median with the interval [min-max] over
+# the rounds, and the one sentence.  The sentence calls a difference one
+# only when the interval leaves 1.0 out; when it spans 1.0 it says the
+# rounds cannot tell them apart here (within +-N %, N from the interval),
+# and a none slower than doublewrite in every round is said to be slower,
+# by how much, never "nothing".
 #
 # USAGE: measure_report.py result VERDICT-JSON OUT GUARD ENGINE PATH ROWS
-#                                 WARMUP MEASURED
+#                                 WARMUP MEASURED ROUNDS
 #        measure_report.py report RESULT-JSON [--json]
 #   result  one JSON object on stdout from the verdict (untorn-fscheck
-#           --json) and OUT/target-GUARD-t8.json (GUARD "-": no copyless
-#           guard is safe here); exit 2 when doublewrite or none did not
-#           run
+#           --json) and OUT/round-K/target-GUARD-t8.json (GUARD "-": no
+#           copyless guard is safe here); exit 2 when doublewrite or none
+#           never ran
 #   report  the table and the sentence (or the object, --json), exit 0
-#           (the caller reads "safe" for its status)
+#           (the caller reads "safe" for its status).  An older result
+#           (one run a guard, no rounds) prints too, its ratios as one
+#           round: no spread
+import decimal
 import json
+import math
 import os
+import statistics
 import sys
 
 THREADS = 8
 
 
-def buy_phrase(gain):
-    """What none buys over doublewrite, from their ratio."""
-    if gain >= 1.005:
-        return "would buy %.0f %%" % ((gain - 1) * 100)
-    return "would buy nothing measurable (none at %.2fx of doublewrite)" % gain
-
-
-def sentence(verdict, guard, runs):
-    """The one sentence: what none buys, whether turning the doublewrite
-    off is safe for InnoDB/MariaDB, and untorn's copyless guard."""
-    dw, none = runs["doublewrite"], runs["none"]
-    inno = verdict["innodb_doublewrite_off"]
-    s = "turning the doublewrite off here %s (measured: none %.0f against doublewrite %.0f transactions/s), " \
-        "and for InnoDB/MariaDB it is %s because %s" % (buy_phrase(none["tps"] / dw["tps"]), none["tps"], dw["tps"],
-                                                      "SAFE" if inno["safe"] else "UNSAFE", inno["reason"])
-    if guard in runs:
-        s += "; untorn's %s guard is SAFE here and runs at %.2fx of none" % (guard, runs[guard]["tps"] / none["tps"])
-    elif guard:
-        s += "; untorn's %s guard is safe here but did not run" % guard
-    else:
-        s += "; no untorn guard without a second copy is safe here"
-    return s + "."
-
-
-def build(verdict, runs, guard, engine, path, rows, warmup, measured):
-    """The result object from the verdict and the runs ({guard: run});
-    None when doublewrite or none did not run."""
-    dw, none = runs.get("doublewrite"), runs.get("none")
-    if not dw or not none:
+def interval(vals):
+    """A ratio over the rounds: median, low, high and every round's value
+    (None when it was taken in no round)."""
+    if not vals:
         return None
+    return {"median": round(statistics.median(vals), 3), "low": round(min(vals), 3),
+            "high": round(max(vals), 3), "rounds": [round(v, 3) for v in vals]}
+
+
+def within_pct(iv):
+    """N of "within +-N %": how far the interval reaches from 1.0, in whole
+    percent rounded up (so the interval lies within 1.0 +- N %)."""
+    reach = max(iv["high"] - 1, 1 - iv["low"], 0)
+    return int(math.ceil(round(reach * 100, 1)))
+
+
+def told(iv):
+    """What the rounds tell of a ratio: "faster" (every round above 1.0),
+    "slower" (every round below), "cannot tell" (the interval spans 1.0)
+    or "one round" (no spread to judge by)."""
+    if len(iv["rounds"]) < 2:
+        return "one round"
+    if iv["low"] > 1:
+        return "faster"
+    if iv["high"] < 1:
+        return "slower"
+    return "cannot tell"
+
+
+def fx(v):
+    """A ratio with two decimals, halves rounded up as a reader does (the
+    ratios are kept to three: 1.335 reads 1.34, within +-34 %), three
+    when two would show 1.00 (a bound of 0.998 is below 1.0, and reads
+    so)."""
+    s = str(decimal.Decimal(repr(round(v, 3))).quantize(decimal.Decimal("0.01"), decimal.ROUND_HALF_UP))
+    return "%.3f" % v if s == "1.00" and round(v, 3) != 1 else s
+
+
+def pct(x):
+    """A share in percent, whole unless under 1 %."""
+    return ("%.1f" % x) if abs(x) < 1 else ("%.0f" % x)
+
+
+def ratio_object(iv):
+    """The ratio's object in the JSON: the interval, what it tells and
+    how far it reaches from 1.0 (the N of +-N %)."""
+    if iv is None:
+        return None
+    return dict(iv, told=told(iv), within_pct=within_pct(iv))
+
+
+def none_phrase(iv, none_tps, dw_tps):
+    """What turning the doublewrite off buys, from none over doublewrite."""
+    n = len(iv["rounds"])
+    med, lo, hi = iv["median"], iv["low"], iv["high"]
+    how = told(iv)
+    if how == "one round":
+        return ("turning the doublewrite off here: none at %sx of doublewrite (%.0f against %.0f transactions/s), "
+                "one round: no spread, so no difference is called" % (fx(med), none_tps, dw_tps))
+    tps = "median TPS %.0f against %.0f" % (none_tps, dw_tps)
+    if how == "faster":
+        return ("turning the doublewrite off here would buy %s %% (%s-%s %%): none was faster than doublewrite "
+                "in every one of %d rounds (%sx, %s-%sx; %s)" % (
+                    pct((med - 1) * 100), pct((lo - 1) * 100), pct((hi - 1) * 100), n, fx(med), fx(lo), fx(hi), tps))
+    if how == "slower":
+        return ("turning the doublewrite off here would cost %s %% (%s-%s %%): none was slower than doublewrite "
+                "in every one of %d rounds (%sx, %s-%sx; %s)" % (
+                    pct((1 - med) * 100), pct((1 - hi) * 100), pct((1 - lo) * 100), n, fx(med), fx(lo), fx(hi), tps))
+    return ("turning the doublewrite off here: none against doublewrite, %d rounds cannot tell them apart here "
+            "(within \u00b1%d %%; none at %s-%sx of doublewrite, median %sx; %s)" % (
+                n, within_pct(iv), fx(lo), fx(hi), fx(med), tps))
+
+
+def guard_phrase(guard, iv, ran):
+    """untorn's copyless guard safe here, and how it runs beside none."""
+    if not guard:
+        return "no untorn guard without a second copy is safe here"
+    if not ran or iv is None:
+        return "untorn's %s guard is safe here but did not run" % guard
+    n = len(iv["rounds"])
+    med, lo, hi = iv["median"], iv["low"], iv["high"]
+    how = told(iv)
+    s = "untorn's %s guard is SAFE here" % guard
+    if how == "one round":
+        return s + " and ran at %sx of none (one round: no spread)" % fx(med)
+    if how == "cannot tell":
+        return s + (" and beside none %d rounds cannot tell them apart here (within \u00b1%d %%; "
+                    "%s-%sx of none, median %sx)" % (n, within_pct(iv), fx(lo), fx(hi), fx(med)))
+    return s + " and runs at %sx of none, %s in every one of %d rounds (%s-%sx)" % (fx(med), how, n, fx(lo), fx(hi))
+
+
+def sentence(verdict, guard, nd, gn, none_tps, dw_tps, guard_ran):
+    """The one sentence: what none buys over doublewrite (nd), whether
+    turning the doublewrite off is safe for InnoDB/MariaDB, and untorn's
+    copyless guard against none (gn)."""
+    inno = verdict["innodb_doublewrite_off"]
+    s = "%s, and for InnoDB/MariaDB it is %s because %s" % (
+        none_phrase(nd, none_tps, dw_tps), "SAFE" if inno["safe"] else "UNSAFE", inno["reason"])
+    return s + "; " + guard_phrase(guard, gn, guard_ran) + "."
+
+
+def ratio_rounds(rounds, num, den):
+    """num's TPS over den's, round by round (the rounds where both ran)."""
+    return [r[num]["tps"] / r[den]["tps"] for r in rounds
+            if num in r and den in r and r[den]["tps"]]
+
+
+RUN_KEYS = ("tps", "commit_p99_us", "worst_over_median", "pages_written", "log_space_wait_ns", "fresh_load")
+
+
+def run_summary(guard, runs):
+    """A guard over the rounds: the figures of its run of median TPS (the
+    lower middle one when the rounds are even), every round's TPS, and its
+    worst second of all."""
+    mid = sorted(runs, key=lambda r: r["tps"])[(len(runs) - 1) // 2]
+    s = {"guard": guard}
+    s.update({k: mid.get(k) for k in RUN_KEYS})
+    s["tps"] = statistics.median(r["tps"] for r in runs)
+    s["tps_rounds"] = [r["tps"] for r in runs]
+    s["worst_over_median"] = round(min((r.get("worst_over_median") or 0) for r in runs), 3)
+    return s
+
+
+def load_rounds(out, guards, n):
+    """[{guard: run}] for rounds 1..n from OUT/round-K/target-GUARD-t8.json."""
+    rounds = []
+    for k in range(1, n + 1):
+        r = {}
+        for g in guards:
+            f = os.path.join(out, "round-%d" % k, "target-%s-t%d.json" % (g, THREADS))
+            if os.path.exists(f):
+                r[g] = json.load(open(f))
+        rounds.append(r)
+    return rounds
+
+
+def build(verdict, rounds, guard, engine, path, rows, warmup, measured):
+    """The result object from the verdict and the rounds' runs ({guard:
+    run} a round); None when doublewrite or none ran in no round."""
+    order = [g for g in ("doublewrite", "none", guard) if g]
+    by = {g: [r[g] for r in rounds if g in r] for g in order}
+    if not by["doublewrite"] or not by["none"]:
+        return None
+    runs = [run_summary(g, by[g]) for g in order if by[g]]
+    nd = interval(ratio_rounds(rounds, "none", "doublewrite"))
+    gn = interval(ratio_rounds(rounds, guard, "none")) if guard else None
+    if nd is None:
+        return None
+    first = next((r for g in order for r in by[g] if r.get("calibration")), by["doublewrite"][0])
+    dw_tps, none_tps = runs[0]["tps"], runs[1]["tps"]
     inno = verdict["innodb_doublewrite_off"]
     return {"path": path, "verdict": verdict, "engine": engine,
             "rows": int(rows), "warmup_s": int(warmup), "seconds": int(measured), "threads": THREADS,
-            "regime": "flush", "target": dw.get("target"), "calibration": dw.get("calibration"),
-            "runs": [{"guard": g, "tps": r["tps"], "commit_p99_us": r.get("commit_p99_us"),
-                      "worst_over_median": r.get("worst_over_median"), "pages_written": r.get("pages_written"),
-                      "log_space_wait_ns": r.get("log_space_wait_ns")} for g, r in runs.items()],
-            "none_over_doublewrite": round(none["tps"] / dw["tps"], 3), "guard": guard or None,
-            "guard_over_none": round(runs[guard]["tps"] / none["tps"], 3) if guard in runs else None,
+            "regime": "flush", "target": first.get("target"), "calibration": first.get("calibration"),
+            "runs": runs,
+            "rounds": [{"round": k + 1, "runs": [dict({"guard": g}, **{key: r[g].get(key) for key in RUN_KEYS})
+                                                  for g in order if g in r]}
+                       for k, r in enumerate(rounds)],
+            "ratios": {"none_over_doublewrite": ratio_object(nd), "guard_over_none": ratio_object(gn)},
+            # the scalars before the rounds (their medians), kept for one release
+            "none_over_doublewrite": nd["median"], "guard": guard or None,
+            "guard_over_none": gn["median"] if gn else None,
             "safe": inno["safe"] if engine == "innodb" else bool(guard),
-            "sentence": sentence(verdict, guard, runs)}
+            "sentence": sentence(verdict, guard, nd, gn, none_tps, dw_tps, bool(by.get(guard)))}
+
+
+def upgrade(res):
+    """An older result (one run a guard, no rounds, no ratio objects): its
+    ratios as one round, and its sentence said again as one round's."""
+    if res.get("ratios"):
+        return res
+    runs = {r["guard"]: r for r in res["runs"]}
+    guard = res.get("guard") or ""
+    rounds = [runs]
+    nd = interval(ratio_rounds(rounds, "none", "doublewrite"))
+    gn = interval(ratio_rounds(rounds, guard, "none")) if guard else None
+    res = dict(res, rounds=[{"round": 1, "runs": res["runs"]}],
+               ratios={"none_over_doublewrite": ratio_object(nd), "guard_over_none": ratio_object(gn)})
+    res["sentence"] = sentence(res["verdict"], guard, nd, gn, runs["none"]["tps"], runs["doublewrite"]["tps"],
+                               guard in runs)
+    return res
+
+
+def spread(vals, f, unit=""):
+    """median [min-max] of a list, each through f (one value alone):
+    "1.09x [0.88-1.10]"."""
+    if not vals:
+        return "-"
+    if len(vals) == 1:
+        return f(vals[0]) + unit
+    return "%s%s [%s-%s]" % (f(statistics.median(vals)), unit, f(min(vals)), f(max(vals)))
+
+
+def per_round(res, num, den):
+    """num's TPS over den's in each round of a result, rounded as the
+    ratio objects are (the table and the sentence agree)."""
+    rounds = [{r["guard"]: r for r in rd["runs"]} for rd in res["rounds"]]
+    return [round(v, 3) for v in ratio_rounds(rounds, num, den)]
 
 
 def table(res):
-    """The report's lines: the target, a row a guard, the sentence."""
+    """The report's lines: the target, the rounds, a row a guard, the sentence."""
     c, t = res.get("calibration") or {}, res.get("target") or {}
-    runs = {r["guard"]: r for r in res["runs"]}
-    dw, none = runs["doublewrite"]["tps"], runs["none"]["tps"]
+    n = len(res["rounds"])
+    order = [r["guard"] for r in res["runs"]]
     lines = ["  target: %s (%s), %s %s; fio: %s random 16 KiB writes/s, fdatasync %s ms" % (
         t.get("device", "?"), t.get("model", "?"), t.get("fstype", "?"), t.get("mount_options", ""),
-        c.get("randwrite_16k_iops", "?"), c.get("fdatasync_ms", "?")),
-        "", "%-12s %10s %13s %8s %12s" % ("guard", "tps", "/doublewrite", "/none", "worst second")]
-    for g, r in runs.items():
-        lines.append("%-12s %10.0f %12.2fx %7.2fx %12.2f" % (g, r["tps"], r["tps"] / dw, r["tps"] / none,
-                                                          r.get("worst_over_median") or 0))
-    return lines + ["", res["sentence"]]
+        c.get("randwrite_16k_iops", "?"), c.get("fdatasync_ms", "?"))]
+    if n > 1:
+        lines.append("  %d rounds of %s, %d s warm-up and %d s measured a run; median [min-max] over the rounds,"
+                     " each ratio taken within a round" % (n, ", ".join(order), res.get("warmup_s", 0),
+                                                          res.get("seconds", 0)))
+    else:
+        lines.append("  one round: no spread (an older result, one run a guard)")
+    lines.append("")
+    lines.append("%-12s %22s %22s %22s %13s" % ("guard", "tps", "/doublewrite", "/none", "worst second"))
+    for r in res["runs"]:
+        g = r["guard"]
+        tps = r.get("tps_rounds") or [r["tps"]]
+        lines.append("%-12s %22s %22s %22s %13.2f" % (
+            g, spread(tps, lambda v: "%.0f" % v),
+            spread(per_round(res, g, "doublewrite"), fx, "x") if g != "doublewrite" else "1.00x",
+            spread(per_round(res, g, "none"), fx, "x") if g != "none" else "1.00x",
+            r.get("worst_over_median") or 0))
+    lines.append("")
+    lines.append(res["sentence"])
+    return lines
 
 
 def main(argv):
-    if len(argv) == 9 and argv[0] == "result":
-        vf, out, guard, engine, path, rows, warmup, measured = argv[1:]
+    if len(argv) == 10 and argv[0] == "result":
+        vf, out, guard, engine, path, rows, warmup, measured, n = argv[1:]
         guard = "" if guard == "-" else guard
         verdict = json.load(open(vf))
-        runs = {}
-        for g in ("doublewrite", "none", guard):
-            f = os.path.join(out, "target-%s-t%d.json" % (g, THREADS))
-            if g and os.path.exists(f):
-                runs[g] = json.load(open(f))
-        res = build(verdict, runs, guard, engine, path, rows, warmup, measured)
+        rounds = load_rounds(out, [g for g in ("doublewrite", "none", guard) if g], int(n))
+        res = build(verdict, rounds, guard, engine, path, rows, warmup, measured)
         if res is None:
             print("doublewrite-cost: doublewrite or none did not run (bench-matrix's output: %s/bench.log)" % out,
                   file=sys.stderr)
@@ -102,9 +280,9 @@ def main(argv):
         if argv[2:] == ["--json"]:
             print(json.dumps(res, indent=1))
         else:
-            print("\n".join(table(res)))
+            print("\n".join(table(upgrade(res))))
         return 0
-    print("usage: measure_report.py result VERDICT OUT GUARD ENGINE PATH ROWS WARMUP MEASURED\n"
+    print("usage: measure_report.py result VERDICT OUT GUARD ENGINE PATH ROWS WARMUP MEASURED ROUNDS\n"
           "       measure_report.py report RESULT [--json]", file=sys.stderr)
     return 2
 

@@ -1,0 +1,154 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# measure_report_test.sh - the report of untorn-fscheck --measure
+# (scripts/lib/measure_report.py) as a unit, on made-up rounds, no root
+# and no disk: a ratio whose interval over the rounds spans 1.0 is said
+# to be one the rounds "cannot tell them apart here (within ±N %)", N
+# from the interval; none slower than doublewrite in every round is a
+# cost with its size, never "nothing"; faster in every round, a gain
+# with its size; the result's JSON holds for each ratio an object with
+# its median, low, high and every round's value (the old scalar keys
+# beside them, equal to the medians); an older result (one run a guard)
+# prints through doublewrite-cost --report-only as one round: no
+# spread, its status the verdict's.
+set -u
+
+top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-measure-report-$$-XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+. "$(dirname "$0")/ktap.sh"
+ktap_plan 7
+export PYTHONPATH=$top/scripts/lib PYTHONDONTWRITEBYTECODE=1
+
+# unit CODE: the module's functions as M, a verdict as V; prints its own
+# "# " lines, fails on an assertion
+unit() {
+	python3 -c "import measure_report as M
+V = {'innodb_doublewrite_off': {'safe': False, 'reason': 'ext4 overwrites 16384-byte pages in place'}}
+def say(*a):
+    for x in a:
+        print('# ' + x)
+$1" 2>&1 | sed 's/^\([^#]\)/# \1/'
+	return "${PIPESTATUS[0]}"
+}
+
+unit '
+iv = M.interval([1.10, 0.89, 0.98])
+assert (iv["median"], iv["low"], iv["high"], iv["rounds"]) == (0.98, 0.89, 1.10, [1.10, 0.89, 0.98]), iv
+assert M.told(iv) == "cannot tell" and M.within_pct(iv) == 11, (M.told(iv), M.within_pct(iv))
+s = M.sentence(V, "sector", iv, M.interval([0.97, 1.02, 1.04]), 76000, 77600, True)
+say(s)
+assert "cannot tell them apart here (within \u00b111 %" in s, s
+assert "within \u00b14 %" in s and "would buy" not in s and "would cost" not in s and "nothing" not in s, s
+assert s.startswith("turning the doublewrite off here: none against doublewrite, 3 rounds")
+# an end of the interval on 1.0 still spans it
+assert M.told(M.interval([1.0, 1.05, 1.08])) == "cannot tell"
+'
+ok $? "an interval spanning 1.0: 'cannot tell them apart here (within ±N %)', N from the interval (0.89-1.10: ±11 %), no gain or cost called"
+
+unit '
+iv = M.interval([0.89, 0.85, 0.93])
+s = M.sentence(V, "", iv, None, 69000, 77693, False)
+say(s)
+assert M.told(iv) == "slower"
+assert s.startswith("turning the doublewrite off here would cost 11 % (7-15 %): none was slower than doublewrite in every one of 3 rounds"), s
+assert "nothing" not in s and "would buy" not in s, s
+assert "no untorn guard without a second copy is safe here" in s
+'
+ok $? "none slower than doublewrite in every round: a cost, its size and range (11 %, 7-15 %), never 'nothing'"
+
+unit '
+iv = M.interval([1.10, 1.04, 1.15, 1.12, 1.08])
+s = M.sentence(V, "sector", iv, M.interval([0.90, 0.85, 0.998, 0.92, 0.91]), 85433, 77693, True)
+say(s)
+assert M.told(iv) == "faster"
+assert s.startswith("turning the doublewrite off here would buy 10 % (4-15 %): none was faster than doublewrite in every one of 5 rounds"), s
+assert "for InnoDB/MariaDB it is UNSAFE because ext4 overwrites 16384-byte pages in place" in s, s
+# a bound below 1.0 that two decimals would show as 1.00 reads 0.998
+assert "untorn\x27s sector guard is SAFE here and runs at 0.91x of none, slower in every one of 5 rounds (0.85-0.998x)" in s, s
+'
+ok $? "none faster than doublewrite in every round: a gain, its size and range; the verdict's part and the guard's as before (a bound of 0.998 not shown as 1.00)"
+
+# made-up rounds as bench-matrix --repeat 3 leaves them
+python3 - "$scratch" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+json.dump({"fstype": "ext4", "innodb_doublewrite_off": {"safe": False, "reason": "ext4 overwrites pages in place"},
+           "untorn_sector": {"safe": True}}, open(os.path.join(d, "verdict.json"), "w"))
+tps = {"doublewrite": [77000, 80000, 76000], "none": [85000, 70000, 83000], "sector": [76000, 79000, 75000]}
+for k in range(3):
+    os.makedirs(os.path.join(d, "out", "round-%d" % (k + 1)))
+    for g, t in tps.items():
+        r = {"guard": g, "tps": t[k], "commit_p99_us": 900 + k, "worst_over_median": 0.8 - k / 10,
+             "pages_written": 1000, "log_space_wait_ns": 0}
+        if k == 0:
+            r["target"] = {"device": "/dev/loop9", "model": "made up", "fstype": "ext4", "mount_options": "rw"}
+            r["calibration"] = {"randwrite_16k_iops": 8000, "fdatasync_ms": 0.2}
+        json.dump(r, open(os.path.join(d, "out", "round-%d" % (k + 1), "target-%s-t8.json" % g), "w"))
+PY
+python3 "$top/scripts/lib/measure_report.py" result "$scratch/verdict.json" "$scratch/out" sector innodb /srv/x \
+	150000 5 14 3 >"$scratch/res.json" 2>"$scratch/err"
+rc=$?
+sed 's/^/# stderr: /' "$scratch/err"
+[ $rc -eq 0 ] && python3 - "$scratch/res.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+nd, gn = m["ratios"]["none_over_doublewrite"], m["ratios"]["guard_over_none"]
+print("# none_over_doublewrite: %s" % json.dumps(nd))
+want = [round(a / b, 3) for a, b in ((85000, 77000), (70000, 80000), (83000, 76000))]
+assert nd["rounds"] == want, nd
+assert (nd["median"], nd["low"], nd["high"]) == (sorted(want)[1], min(want), max(want)), nd
+assert nd["told"] == "cannot tell" and nd["within_pct"] == 13, nd
+assert gn["rounds"] == [round(a / b, 3) for a, b in ((76000, 85000), (79000, 70000), (75000, 83000))], gn
+assert set(gn) >= {"median", "low", "high", "rounds"}
+# the old scalar keys beside them, the medians
+assert m["none_over_doublewrite"] == nd["median"] and m["guard_over_none"] == gn["median"], m
+assert [r["round"] for r in m["rounds"]] == [1, 2, 3]
+assert [r["guard"] for r in m["rounds"][1]["runs"]] == ["doublewrite", "none", "sector"]
+assert [r["guard"] for r in m["runs"]] == ["doublewrite", "none", "sector"]
+assert m["runs"][1]["tps"] == 83000 and m["runs"][1]["tps_rounds"] == [85000, 70000, 83000], m["runs"][1]
+assert m["runs"][0]["worst_over_median"] == 0.6 and m["calibration"]["randwrite_16k_iops"] == 8000
+assert m["safe"] is False and m["guard"] == "sector"
+assert "cannot tell them apart here (within \u00b113 %" in m["sentence"], m["sentence"]
+PY
+ok $? "result: per ratio an object (median, low, high, every round's value, taken within a round), the old scalars equal to the medians, the rounds' runs"
+
+# the table from it, and doublewrite-cost's status the verdict's
+"$top/scripts/doublewrite-cost" --report-only "$scratch/res.json" >"$scratch/report" 2>&1
+rc=$?
+sed 's/^/# /' "$scratch/report"
+[ $rc -eq 1 ] && grep -q '^  3 rounds of doublewrite, none, sector, 5 s warm-up and 14 s measured a run' "$scratch/report" &&
+	grep -Eq '^none +83000 \[70000-85000\] +1\.09x \[0\.88-1\.10\] +1\.00x' "$scratch/report" &&
+	grep -q '^turning the doublewrite off here: none against doublewrite, 3 rounds cannot tell them apart here' "$scratch/report"
+ok $? "doublewrite-cost --report-only: the rounds, each guard's median [min-max], the sentence; exit 1 (UNSAFE)"
+
+# an older result: one run a guard, the scalar ratios, its own sentence
+python3 - "$scratch/res.json" "$scratch/old.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+old = {k: m[k] for k in ("path", "verdict", "engine", "rows", "warmup_s", "seconds", "threads", "regime",
+                         "target", "calibration", "guard", "safe")}
+old["runs"] = [{"guard": g, "tps": t, "worst_over_median": 0.9} for g, t in
+               (("doublewrite", 77693), ("none", 69000), ("sector", 68000))]
+old.update(none_over_doublewrite=0.888, guard_over_none=0.986, engine="untorn", safe=True,
+           sentence="turning the doublewrite off here would buy nothing measurable (none at 0.89x of doublewrite)")
+json.dump(old, open(sys.argv[2], "w"))
+PY
+"$top/scripts/doublewrite-cost" --report-only "$scratch/old.json" >"$scratch/report" 2>&1
+rc=$?
+sed 's/^/# /' "$scratch/report"
+[ $rc -eq 0 ] && ! grep -q Traceback "$scratch/report" && grep -q 'one round: no spread' "$scratch/report" &&
+	grep -Eq '^none +69000 +0\.89x +1\.00x' "$scratch/report" && ! grep -q nothing "$scratch/report"
+ok $? "an older result (one run a guard): the table and 'one round: no spread', no difference called, exit 0 (its verdict: untorn's, SAFE)"
+
+# no round where doublewrite ran: no result, one line, exit 2
+rm "$scratch"/out/round-*/target-doublewrite-t8.json
+python3 "$top/scripts/lib/measure_report.py" result "$scratch/verdict.json" "$scratch/out" sector innodb /srv/x \
+	150000 5 14 3 >"$scratch/out.json" 2>"$scratch/err"
+rc=$?
+echo "# $(cat "$scratch/err")"
+[ $rc -eq 2 ] && [ ! -s "$scratch/out.json" ] && [ "$(wc -l <"$scratch/err")" -eq 1 ] && grep -q "did not run" "$scratch/err"
+ok $? "doublewrite in no round: one line saying it did not run, exit 2, no result"
+
+ktap_finish
