@@ -161,6 +161,8 @@ static void cow_text(const struct ut_fscaps *c)
 
 static void facts_text(const struct ut_fscaps *c)
 {
+	uint64_t journal = ut_fscaps_journal_bytes(c);
+
 	printf("path            %s\n", c->path);
 	printf("filesystem      %s on %s, mounted at %s\n", c->mnt.fstype,
 	       c->mnt.source, c->mnt.mount_point);
@@ -192,9 +194,9 @@ static void facts_text(const struct ut_fscaps *c)
 	       c->rotational < 0 ? "rotational unknown" :
 	       c->rotational	 ? "rotational" :
 				   "non-rotational");
-	if (c->jbd2_journal_bytes)
+	if (journal)
 		printf("jbd2 journal    %llu MiB (the superblock's journal size)\n",
-		       (unsigned long long)(c->jbd2_journal_bytes >> 20));
+		       (unsigned long long)(journal >> 20));
 	if (c->jbd2_max_txn_blocks)
 		printf("jbd2 journal    transactions of up to %u blocks (%u MiB)\n",
 		       c->jbd2_max_txn_blocks,
@@ -274,7 +276,7 @@ static void report_json(const struct ut_fscaps *c, uint32_t ps,
 	printf("  \"rotational\": %d,\n  \"jbd2_max_transaction_blocks\": %u,\n",
 	       c->rotational, c->jbd2_max_txn_blocks);
 	printf("  \"jbd2_journal_bytes\": %llu,\n",
-	       (unsigned long long)c->jbd2_journal_bytes);
+	       (unsigned long long)ut_fscaps_journal_bytes(c));
 	printf("  \"untorn_jw_loaded\": %s,\n",
 	       c->jw_module ? "true" : "false");
 	ut_block_stack_describe(&c->stack, layers, sizeof(layers));

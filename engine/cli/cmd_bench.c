@@ -884,7 +884,8 @@ static void resources_probe(struct bench *b, const char *dir,
 	if (ut_fscaps_probe(ut_engine_data_path(b->eng), &caps))
 		return;
 	r->pages_journalled = ut_fscaps_data_journalled(&caps);
-	r->jbd2_journal_bytes = caps.jbd2_journal_bytes;
+	r->jbd2_journal_bytes =
+		r->pages_journalled ? ut_fscaps_journal_bytes(&caps) : 0;
 }
 
 static int bench_run(struct bench *b, struct worker *w, struct bench_result *r)

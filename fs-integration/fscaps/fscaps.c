@@ -280,16 +280,16 @@ static void probe_device(struct ut_fscaps *c, dev_t dev)
 		ut_sysfs_u64(queue, "atomic_write_unit_max_bytes", 0);
 }
 
-/* The journal's size from the superblock of /dev/NAME: 0 where the
- * device cannot be read (not root) or holds no internal journal. */
-static uint64_t probe_journal_bytes(const char *name)
+uint64_t ut_fscaps_journal_bytes(const struct ut_fscaps *c)
 {
 	unsigned char sb[EXT4_SB_SIZE];
 	char path[96];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/dev/%s", name);
+	if (!c->dev_name[0])
+		return 0;
+	snprintf(path, sizeof(path), "/dev/%s", c->dev_name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -307,7 +307,6 @@ static void probe_jbd2(struct ut_fscaps *c)
 	snprintf(dir, sizeof(dir), "/proc/fs/jbd2/%s-8", c->dev_name);
 	if (ut_sysfs_read(dir, "info", text, sizeof(text)) == 0)
 		c->jbd2_max_txn_blocks = ut_jbd2_info_parse(text);
-	c->jbd2_journal_bytes = probe_journal_bytes(c->dev_name);
 }
 
 /*

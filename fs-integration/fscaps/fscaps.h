@@ -77,9 +77,6 @@ struct ut_fscaps {
 	uint64_t dev_atomic_max, dev_atomic_unit_min, dev_atomic_unit_max;
 	char dev_name[64];
 	uint32_t jbd2_max_txn_blocks; /* 0 unknown */
-	/* the jbd2 journal's size, from the ext3/4 superblock's backup of
-	 * the journal inode (root: the device is read); 0 unknown or none */
-	uint64_t jbd2_journal_bytes;
 	int jw_module; /* /dev/untorn_jw exists */
 	struct ut_block_stack stack; /* what the devices under it write whole */
 	/* set by a caller that measured it (untorn-fscheck --probe): page
@@ -165,6 +162,10 @@ void ut_mount_opts_parse(const char *opts, enum ut_data_mode *mode,
 			 int *commit_s, int *barrier);
 /* "N transactions (M requested), each up to B blocks": returns B or 0. */
 uint32_t ut_jbd2_info_parse(const char *text);
+/* The jbd2 journal's size on c's device, from the ext3/4 superblock's
+ * backup of the journal inode: read from the device when asked (root),
+ * not by every probe; 0 where it cannot be read or there is none. */
+uint64_t ut_fscaps_journal_bytes(const struct ut_fscaps *c);
 /* The size of the internal journal an ext3/4 superblock (its 1024
  * bytes, from byte 1024 of the device) records; 0: not ext3/4, no
  * journal, an external one, or no backup of its inode. */

@@ -448,9 +448,19 @@ static int server_safe(const struct server *s)
 	return 1;
 }
 
+/* The jbd2 journal a place's page writes wait in beside the redo log:
+ * its filesystem's, on data=journal; 0 elsewhere or where unreadable. */
+static uint64_t place_journal_bytes(const struct place *p)
+{
+	return p->caps.data_mode == UT_DATA_JOURNAL ?
+		       ut_fscaps_journal_bytes(&p->caps) :
+		       0;
+}
+
 static void print_place(const struct place *p)
 {
 	const struct ut_fscaps *c = &p->caps;
+	uint64_t journal;
 
 	printf("\n%s  (%s)\n", p->path, p->roles);
 	if (strcmp(p->path, p->probed))
@@ -464,9 +474,10 @@ static void print_place(const struct place *p)
 			       "");
 		return;
 	}
-	if (c->data_mode == UT_DATA_JOURNAL && c->jbd2_journal_bytes)
+	journal = place_journal_bytes(p);
+	if (journal)
 		printf("    jbd2 journal %llu MiB: on data=journal page writes wait there, durable, before they go home, as in the redo log\n",
-		       (unsigned long long)(c->jbd2_journal_bytes >> 20));
+		       (unsigned long long)(journal >> 20));
 	printf("    doublewrite off: %s: %s", p->v.safe ? "SAFE" : "UNSAFE",
 	       p->v.reason);
 	if (!p->v.safe && p->v.fix[0])
@@ -609,10 +620,7 @@ static void print_json(const struct server *s, int safe)
 		json_string("reason", p->v.reason, ", ");
 		json_string("fix", p->v.fix, "");
 		printf(", \"jbd2_journal_bytes\": %llu",
-		       (unsigned long long)(p->caps.data_mode ==
-							    UT_DATA_JOURNAL ?
-						    p->caps.jbd2_journal_bytes :
-						    0));
+		       (unsigned long long)place_journal_bytes(p));
 		printf(", \"data_journal_would_fix\": %s}%s\n",
 		       journal_would_fix(s, p) ? "true" : "false",
 		       i + 1 < s->n_places ? "," : "");
