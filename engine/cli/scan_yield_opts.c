@@ -80,8 +80,8 @@ static double yield_kept(const struct ut_scan_yield *y, double seconds)
 {
 	double reading = seconds - y->paused_seconds;
 
-	if (y->other_rate_paused <= y->floor_per_s ||
-	    y->other_rate_paused <= 0 || seconds <= 0)
+	/* floor_per_s >= 0: a rate at or under it is none */
+	if (y->other_rate_paused <= y->floor_per_s || seconds <= 0)
 		return -1;
 	if (reading < 0)
 		reading = 0;
