@@ -30,7 +30,7 @@ cleanup() {
 }
 trap cleanup EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 21
+ktap_plan 23
 [ "$(id -u)" -eq 0 ] || ktap_skip_rest target "needs root for loop devices, mkfs and mounts"
 losetup -f >/dev/null 2>&1 || ktap_skip_rest target "no free loop device"
 
@@ -148,6 +148,23 @@ rc=$?
 [ $rc -eq 0 ] && grep -q "nothing is changed" "$scratch/out" && grep -q "mkfs destroys" "$scratch/out" &&
 	grep -q -- "init STORE .*--log-size 33554432" "$scratch/out" && [ "$before" = "$(head_sum "$dev")" ]
 ok $? "with --destroy (and --dry-run, --log-size): accepted, every step printed (init with the log's size), nothing changed"
+
+# the flush preset on equal footing unless told otherwise: every guard
+# 1G of log room (the journal guard's split between its redo log and
+# the jbd2 journal), every run in the same memory cgroup
+"$bm" --target "$dev" --regime flush --guards doublewrite,journal --destroy --dry-run >"$scratch/out" 2>&1
+rc=$?
+ncg=$( (. "$top/scripts/lib/memcg.sh" && memcg_root >/dev/null) && echo 2 || echo 0)
+[ $rc -eq 0 ] && grep -q -- "init STORE --guard doublewrite .*--log-size 1073741824" "$scratch/out" &&
+	grep -q -- "init STORE --guard journal .*--log-size 536870912" "$scratch/out" &&
+	grep -q "a 512 MiB jbd2 journal" "$scratch/out" &&
+	[ "$(grep -c "in a memory cgroup of 1.5 GiB" "$scratch/out")" -eq "$ncg" ] && [ "$before" = "$(head_sum "$dev")" ]
+ok $? "--regime flush: every guard 1G of log room (journal: 512M redo + 512M jbd2) and, with a memory controller, a 1.5G cgroup ($ncg of 2)"
+"$bm" --target "$dev" --regime flush --guards doublewrite,journal --destroy --dry-run --log-size 64M --memory none >"$scratch/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && [ "$(grep -c -- "init STORE .*--log-size 67108864" "$scratch/out")" -eq 2 ] &&
+	! grep -q "memory cgroup" "$scratch/out"
+ok $? "--regime flush --log-size 64M --memory none: the preset's equal footing turned off as asked"
 
 # 5: mounted; 6: a partition of it mounted; 7: a loop device on it; 8: too small
 blank_dev 3G
