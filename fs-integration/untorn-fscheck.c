@@ -24,13 +24,13 @@
 #include "probe/split_probe.h"
 
 /*
- * --measure's SECONDS: the default, and the least that gives three guards
- * three rounds of 5 s warm-up and 10 s measured (scripts/doublewrite-cost
- * refuses less too; the help below says both, and measure_test.sh reads
- * the least from it)
+ * --measure's SECONDS: the default, and the least that gives three rounds
+ * of four runs (three guards and the 4x redo log) 5 s of warm-up and 10 s
+ * measured (scripts/doublewrite-cost refuses less too; the help below says
+ * both, and measure_test.sh reads the least from it)
  */
-#define MEASURE_DEFAULT_S 240u
-#define MEASURE_MIN_S 170u
+#define MEASURE_DEFAULT_S 300u
+#define MEASURE_MIN_S 220u
 
 static const char help_head[] =
 	"usage: untorn-fscheck PATH [--page-size SIZE] [--engine innodb|untorn] [--probe[=SECONDS]]\n"
@@ -58,18 +58,21 @@ static const char help_tail[] =
 	"without them the line says what is missing).\n"
 	"\n"
 	"--measure[=SECONDS] then measures what turning the doublewrite off buys\n"
-	"here: untorn's flush-bound preset (8 threads, lazy commits) for\n"
-	"doublewrite, none and the guard without a second copy that is safe\n"
-	"here, in alternating rounds (doublewrite, none, the guard, then again;\n"
-	"at least 3), in a directory of its own inside PATH (removed\n"
-	"afterwards), sized to take about SECONDS (default 240, at least 170:\n"
-	"~15 s of fio and ~3 s a guard to load its store once, then a round\n"
-	"of three guards is 3 x (~1 s + warm-up + measured), at least 48 s;\n"
-	"the default's 3 rounds measure 18 s a run after 5 s of warm-up), with\n"
-	"fio's figures for the disk; a table of median [min-max] over the\n"
-	"rounds and one sentence, which calls a difference one only when every\n"
-	"round agrees (in --json, one object with the verdict in it).  Exit 2\n"
-	"when the measurement fails.\n"
+	"here, and what a larger redo log buys instead: untorn's flush-bound\n"
+	"preset (8 threads, lazy commits) for doublewrite, none and the guard\n"
+	"without a second copy that is safe here, each with a redo log of the\n"
+	"server's capacity (100 MiB, MySQL's default, unless --mysql reads the\n"
+	"server's), and doublewrite with 4x that log, in alternating rounds\n"
+	"(doublewrite, none, the guard, the 4x, then again; at least 3), in a\n"
+	"directory of its own inside PATH (removed afterwards), sized to take\n"
+	"about SECONDS (default 300, at least 220: ~15 s of fio and ~3 s a run\n"
+	"to load its store once, then a round of four runs is 4 x (~1 s +\n"
+	"warm-up + measured), at least 64 s; the default's 3 rounds measure\n"
+	"16 s a run after 5 s of warm-up), with fio's figures for the disk; a\n"
+	"table of median [min-max] over the rounds and one sentence, which\n"
+	"calls a difference one only when every round agrees and says which\n"
+	"lever buys more (in --json, one object with the verdict in it).\n"
+	"Exit 2 when the measurement fails.\n"
 	"\n"
 	"--mysql asks a MySQL or MariaDB server instead: its options (from\n"
 	"my_print_defaults --mysqld, else the option files with their !include\n"
@@ -428,19 +431,13 @@ static int cannot_write(const char *opt, const char *dir,
  * in --json, the one object with the verdict in it).  The status is the
  * verdict's, or 2 when the measurement failed.
  */
-static int measure_after(const char *path, unsigned seconds, uint32_t ps,
-			 int untorn, int as_json, int safe)
+static int measure_after(const struct ut_measure_args *a, int safe)
 {
-	struct ut_measure_args a = { .path = path,
-				     .seconds = seconds,
-				     .page_size = ps,
-				     .untorn_engine = untorn,
-				     .as_json = as_json };
 	int ret;
 
-	if (!as_json)
+	if (!a->as_json)
 		printf("\n");
-	ret = ut_measure(&a);
+	ret = ut_measure(a);
 	if (ret == -ENOENT) {
 		fprintf(stderr,
 			"untorn-fscheck: --measure: the measuring script (scripts/doublewrite-cost, installed as share/untorn/scripts/doublewrite-cost) is not beside this program; run make install, or the untorn-fscheck of a built checkout\n");
@@ -466,8 +463,11 @@ static int measure_after(const char *path, unsigned seconds, uint32_t ps,
 static int mysql_measure(const char *dir, const char *defaults_file,
 			 unsigned seconds, int as_json)
 {
+	struct ut_measure_args a = { .path = dir,
+				     .seconds = seconds,
+				     .as_json = as_json };
+	struct ut_mysql_facts facts = { 0 };
 	char datadir[PATH_MAX];
-	uint32_t ps = 0;
 	int ret;
 
 	ret = ut_mysql_datadir(defaults_file, datadir, sizeof(datadir));
@@ -477,7 +477,7 @@ static int mysql_measure(const char *dir, const char *defaults_file,
 		return ret;
 	if (as_json)
 		printf("{\"server\": ");
-	ret = ut_mysql_check(defaults_file, as_json, &ps);
+	ret = ut_mysql_check(defaults_file, as_json, &facts);
 	if (ret == 2) {
 		if (as_json)
 			printf("null, \"measure\": null}\n");
@@ -485,7 +485,10 @@ static int mysql_measure(const char *dir, const char *defaults_file,
 	}
 	if (as_json)
 		printf(", \"measure\": ");
-	ret = measure_after(dir, seconds, ps, 0, as_json, ret == 0);
+	/* measured at the server's page size and redo capacity */
+	a.page_size = facts.page_size;
+	a.redo_bytes = facts.redo_bytes;
+	ret = measure_after(&a, ret == 0);
 	if (as_json)
 		printf("%s}\n", ret == 2 ? "null" : "");
 	return ret;
@@ -671,8 +674,14 @@ int main(int argc, char **argv)
 			verdict_text(who, &v[i + 1]);
 		}
 	}
-	if (measure_s)
-		return measure_after(argv[optind], measure_s, ps, untorn,
-				     as_json, safe);
+	if (measure_s) {
+		struct ut_measure_args a = { .path = argv[optind],
+					     .seconds = measure_s,
+					     .page_size = ps,
+					     .untorn_engine = untorn,
+					     .as_json = as_json };
+
+		return measure_after(&a, safe);
+	}
 	return safe ? 0 : 1;
 }

@@ -9,8 +9,9 @@
 # mounting as it says does), no fstab line where no mount option helps
 # (16k pages); the option files read without my_print_defaults give what
 # the server's own reader gives (!include, !includedir, quotes, comments,
-# skip-/loose- prefixes); --measure DIR hands the server's page size to
-# the measurement, in a directory beside the datadir only; and every
+# skip-/loose- prefixes); --measure DIR hands the server's page size and
+# redo capacity to the measurement, in a directory beside the datadir
+# only; and every
 # refusal is one line, exit 2.
 set -u
 
@@ -166,9 +167,10 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["server"]["page_size"] == 4096 and j["measure"] == {"stand_in": True}
 args = open(sys.argv[2]).read().split()
-assert args == [sys.argv[3], "--seconds", "300", "--page-size", "4096", "--engine", "innodb", "--json"], args
+assert args == [sys.argv[3], "--seconds", "300", "--page-size", "4096", "--engine", "innodb", "--json",
+                "--redo-capacity", str(2 << 30)], args
 ' "$scratch/out" "$scratch/measured" "$scratch/ord/scratch"
-ok $? "--mysql --measure=300 DIR --json: the server's verdict and the measurement in DIR at its 4096-byte pages, one object, exit $rc (the server's)"
+ok $? "--mysql --measure=300 DIR --json: the server's verdict and the measurement in DIR at its 4096-byte pages and 2G redo capacity, one object, exit $rc (the server's)"
 
 # --- 16k pages on data=journal: no mount makes it safe --------------------
 install_db s16 16k "$scratch/jnl/data" "$scratch/redo/s16" ||

@@ -11,14 +11,16 @@
 # its median, low, high and every round's value (the old scalar keys
 # beside them, equal to the medians); an older result (one run a guard)
 # prints through doublewrite-cost --report-only as one round: no
-# spread, its status the verdict's.
+# spread, its status the verdict's.  The redo lever (doublewrite with 4x
+# the server's redo log) is told the same way, and weighed against
+# turning the doublewrite off by its ratio to none.
 set -u
 
 top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-measure-report-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 7
+ktap_plan 8
 export PYTHONPATH=$top/scripts/lib PYTHONDONTWRITEBYTECODE=1
 
 # unit CODE: the module's functions as M, a verdict as V; prints its own
@@ -70,25 +72,44 @@ assert "untorn\x27s sector guard is SAFE here and runs at 0.91x of none, slower 
 '
 ok $? "none faster than doublewrite in every round: a gain, its size and range; the verdict's part and the guard's as before (a bound of 0.998 not shown as 1.00)"
 
-# made-up rounds as bench-matrix --repeat 3 leaves them
+unit '
+rd = M.interval([1.30, 1.25, 1.41])
+rn = M.interval([1.20, 1.31, 1.18])
+s = M.redo_phrase(rd, rn, 100 << 20)
+say(s)
+assert s.startswith("a 4x redo log (400 MiB against 100 MiB) would buy 30 % (25-41 %) with the doublewrite on, in every one of 3 rounds"), s
+assert "so the larger redo log buys more here than turning the doublewrite off (doublewrite with it at 1.20x of none, 1.18-1.31x)" in s, s
+s = M.redo_phrase(M.interval([0.97, 1.02, 1.01]), M.interval([0.91, 0.88, 0.95]), 96 << 20)
+say(s)
+assert "with the doublewrite on: 3 rounds cannot tell it from the server\x27s here (within \u00b13 %" in s, s
+assert "so turning the doublewrite off buys more here than the larger redo log" in s and "nothing" not in s, s
+s = M.redo_phrase(M.interval([0.90, 0.93, 0.95]), M.interval([0.97, 1.04, 1.00]), 100 << 20)
+say(s)
+assert "would cost 7 % (5-10 %)" in s and "which of the two buys more the rounds cannot tell here" in s, s
+'
+ok $? "the redo lever: a 4x log's gain, no difference or cost told as none's is, and weighed against turning the doublewrite off by its ratio to none"
+
+# made-up rounds as doublewrite-cost leaves them
 python3 - "$scratch" <<'PY'
 import json, os, sys
 d = sys.argv[1]
 json.dump({"fstype": "ext4", "innodb_doublewrite_off": {"safe": False, "reason": "ext4 overwrites pages in place"},
            "untorn_sector": {"safe": True}}, open(os.path.join(d, "verdict.json"), "w"))
-tps = {"doublewrite": [77000, 80000, 76000], "none": [85000, 70000, 83000], "sector": [76000, 79000, 75000]}
+tps = {"doublewrite": [77000, 80000, 76000], "none": [85000, 70000, 83000], "sector": [76000, 79000, 75000],
+       "redo-4x/doublewrite": [90000, 95000, 88000]}
 for k in range(3):
-    os.makedirs(os.path.join(d, "out", "round-%d" % (k + 1)))
+    os.makedirs(os.path.join(d, "out", "round-%d" % (k + 1), "redo-4x"))
     for g, t in tps.items():
-        r = {"guard": g, "tps": t[k], "commit_p99_us": 900 + k, "worst_over_median": 0.8 - k / 10,
-             "pages_written": 1000, "log_space_wait_ns": 0}
+        r = {"guard": g.split("/")[-1], "tps": t[k], "commit_p99_us": 900 + k, "worst_over_median": 0.8 - k / 10,
+             "pages_written": 1000, "log_space_wait_ns": 0, "redo_log_bytes": (400 if "/" in g else 100) << 20}
         if k == 0:
             r["target"] = {"device": "/dev/loop9", "model": "made up", "fstype": "ext4", "mount_options": "rw"}
             r["calibration"] = {"randwrite_16k_iops": 8000, "fdatasync_ms": 0.2}
-        json.dump(r, open(os.path.join(d, "out", "round-%d" % (k + 1), "target-%s-t8.json" % g), "w"))
+        sub, _, name = g.rpartition("/")
+        json.dump(r, open(os.path.join(d, "out", "round-%d" % (k + 1), sub, "target-%s-t8.json" % name), "w"))
 PY
 python3 "$top/scripts/lib/measure_report.py" result "$scratch/verdict.json" "$scratch/out" sector innodb /srv/x \
-	150000 5 14 3 >"$scratch/res.json" 2>"$scratch/err"
+	150000 5 14 3 $((100 << 20)) >"$scratch/res.json" 2>"$scratch/err"
 rc=$?
 sed 's/^/# stderr: /' "$scratch/err"
 [ $rc -eq 0 ] && python3 - "$scratch/res.json" <<'PY'
@@ -105,20 +126,29 @@ assert set(gn) >= {"median", "low", "high", "rounds"}
 # the old scalar keys beside them, the medians
 assert m["none_over_doublewrite"] == nd["median"] and m["guard_over_none"] == gn["median"], m
 assert [r["round"] for r in m["rounds"]] == [1, 2, 3]
-assert [r["guard"] for r in m["rounds"][1]["runs"]] == ["doublewrite", "none", "sector"]
-assert [r["guard"] for r in m["runs"]] == ["doublewrite", "none", "sector"]
+assert [r["guard"] for r in m["rounds"][1]["runs"]] == ["doublewrite", "none", "sector", "doublewrite@4x"]
+assert [r["guard"] for r in m["runs"]] == ["doublewrite", "none", "sector", "doublewrite@4x"]
+rd, rn = m["ratios"]["redo4x_over_doublewrite"], m["ratios"]["redo4x_over_none"]
+assert rd["rounds"] == [round(a / b, 3) for a, b in ((90000, 77000), (95000, 80000), (88000, 76000))], rd
+assert rn["rounds"] == [round(a / b, 3) for a, b in ((90000, 85000), (95000, 70000), (88000, 83000))], rn
+assert rd["told"] == rn["told"] == "faster" and m["redo_capacity_bytes"] == 100 << 20, (rd, rn)
+assert m["runs"][3]["redo_log_bytes"] == 400 << 20, m["runs"][3]
+assert "a 4x redo log (400 MiB against 100 MiB) would buy 17 % (16-19 %)" in m["sentence"], m["sentence"]
+assert "the larger redo log buys more here than turning the doublewrite off" in m["sentence"], m["sentence"]
 assert m["runs"][1]["tps"] == 83000 and m["runs"][1]["tps_rounds"] == [85000, 70000, 83000], m["runs"][1]
 assert m["runs"][0]["worst_over_median"] == 0.6 and m["calibration"]["randwrite_16k_iops"] == 8000
 assert m["safe"] is False and m["guard"] == "sector"
 assert "cannot tell them apart here (within \u00b113 %" in m["sentence"], m["sentence"]
 PY
-ok $? "result: per ratio an object (median, low, high, every round's value, taken within a round), the old scalars equal to the medians, the rounds' runs"
+ok $? "result: per ratio an object (median, low, high, every round's value, taken within a round; the 4x redo log's over doublewrite and over none too), the old scalars equal to the medians, the rounds' runs"
 
 # the table from it, and doublewrite-cost's status the verdict's
 "$top/scripts/doublewrite-cost" --report-only "$scratch/res.json" >"$scratch/report" 2>&1
 rc=$?
 sed 's/^/# /' "$scratch/report"
-[ $rc -eq 1 ] && grep -q '^  3 rounds of doublewrite, none, sector, 5 s warm-up and 14 s measured a run' "$scratch/report" &&
+[ $rc -eq 1 ] && grep -q '^  3 rounds of doublewrite, none, sector, doublewrite@4x, 5 s warm-up and 14 s measured a run' "$scratch/report" &&
+	grep -q '^  redo log: 100 MiB a run (the server.s capacity), 400 MiB for doublewrite@4x' "$scratch/report" &&
+	grep -Eq '^doublewrite@4x +90000 \[88000-95000\] +1\.17x \[1\.16-1\.19\] +1\.06x \[1\.06-1\.36\]' "$scratch/report" &&
 	grep -Eq '^none +83000 \[70000-85000\] +1\.09x \[0\.88-1\.10\] +1\.00x' "$scratch/report" &&
 	grep -q '^turning the doublewrite off here: none against doublewrite, 3 rounds cannot tell them apart here' "$scratch/report"
 ok $? "doublewrite-cost --report-only: the rounds, each guard's median [min-max], the sentence; exit 1 (UNSAFE)"
@@ -145,7 +175,7 @@ ok $? "an older result (one run a guard): the table and 'one round: no spread', 
 # no round where doublewrite ran: no result, one line, exit 2
 rm "$scratch"/out/round-*/target-doublewrite-t8.json
 python3 "$top/scripts/lib/measure_report.py" result "$scratch/verdict.json" "$scratch/out" sector innodb /srv/x \
-	150000 5 14 3 >"$scratch/out.json" 2>"$scratch/err"
+	150000 5 14 3 $((100 << 20)) >"$scratch/out.json" 2>"$scratch/err"
 rc=$?
 echo "# $(cat "$scratch/err")"
 [ $rc -eq 2 ] && [ ! -s "$scratch/out.json" ] && [ "$(wc -l <"$scratch/err")" -eq 1 ] && grep -q "did not run" "$scratch/err"

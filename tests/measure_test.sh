@@ -3,8 +3,9 @@
 #
 # measure_test.sh - untorn-fscheck --measure, the sysadmin's one command
 # (root, loop devices): on ext4 data=ordered it measures doublewrite, none
-# and the sector guard its verdict finds safe there in three alternating
-# rounds (each store loaded once, in the first), in --json one object
+# and the sector guard its verdict finds safe there with a 100 MiB redo
+# log, and doublewrite with a 400 MiB one (the redo lever), in three
+# alternating rounds (each store loaded once, in the first), in --json one object
 # with the verdict, the target's facts, fio's figures, every round's runs,
 # each ratio taken within a round as an object (median, low, high, the
 # rounds' values; the old scalar beside it) and the sentence, whose
@@ -33,14 +34,14 @@ dir_state() {
 	(cd "$1" && find . -printf '%p %s %m\n' | sort && digest .)
 }
 
-loopfs ord 2G "mkfs.ext4 -q" ""
+loopfs ord 3G "mkfs.ext4 -q" ""
 d=$scratch/ord
 mkdir -p "$d/db" && echo "the user's" >"$d/db/file"
 state=$(dir_state "$d")
 
-# 1: the shortest measurement of three guards (the shortest --measure
-# that leaves three rounds of a run a guard 5 s of warm-up and 10
-# measured), as JSON; the status answers untorn's question
+# 1: the shortest measurement (the shortest --measure that leaves three
+# rounds of four runs 5 s of warm-up and 10 measured), as JSON; the
+# status answers untorn's question
 secs=$("$fscheck" --help | sed -n 's/.*(default [0-9]*, at least \([0-9]*\).*/\1/p')
 TMPDIR=$scratch "$fscheck" "$d" --measure=$secs --engine untorn --json >"$scratch/m.json" 2>"$scratch/m.err"
 rc=$?
@@ -51,25 +52,32 @@ m = json.load(open(sys.argv[1]))
 print("# %s" % m["sentence"])
 assert m["path"] == sys.argv[2]
 assert m["verdict"]["fstype"] == "ext4" and m["verdict"]["untorn_sector"]["safe"] is True
-assert [r["guard"] for r in m["runs"]] == ["doublewrite", "none", "sector"], m["runs"]
+runs = ["doublewrite", "none", "sector", "doublewrite@4x"]
+assert [r["guard"] for r in m["runs"]] == runs, m["runs"]
+# the server's redo capacity (the default's 100 MiB) for every guard, 4x for the lever
+assert m["redo_capacity_bytes"] == 100 << 20, m["redo_capacity_bytes"]
+redo = [r["redo_log_bytes"] for r in m["runs"]]
+assert all(99 << 20 < b <= 100 << 20 for b in redo[:3]) and 399 << 20 < redo[3] <= 400 << 20, redo
 assert all(r["tps"] > 0 for r in m["runs"])
 assert m["guard"] == "sector" and m["safe"] is True
 assert m["target"]["fstype"] == "ext4" and m["calibration"]["randwrite_16k_iops"] > 0
 assert m["seconds"] >= 10 and m["warmup_s"] >= 5 and m["rows"] > 0
-# three rounds, every guard once a round in turn; each store loaded
+# three rounds, every run once a round in turn; each store loaded
 # in the first round, the later ones run on it
 assert [r["round"] for r in m["rounds"]] == [1, 2, 3], m["rounds"]
 for rd in m["rounds"]:
-    assert [r["guard"] for r in rd["runs"]] == ["doublewrite", "none", "sector"], rd
+    assert [r["guard"] for r in rd["runs"]] == runs, rd
     assert all(r["tps"] > 0 and r["fresh_load"] is (rd["round"] == 1) for r in rd["runs"]), rd
 # each ratio an object, taken within a round; the old scalar its median
-for name, num, den in (("none_over_doublewrite", "none", "doublewrite"), ("guard_over_none", "sector", "none")):
+for name, num, den in (("none_over_doublewrite", "none", "doublewrite"), ("guard_over_none", "sector", "none"),
+                       ("redo4x_over_doublewrite", "doublewrite@4x", "doublewrite"),
+                       ("redo4x_over_none", "doublewrite@4x", "none")):
     o = m["ratios"][name]
     print("# %s: %s" % (name, json.dumps(o)))
     tps = [{r["guard"]: r["tps"] for r in rd["runs"]} for rd in m["rounds"]]
     assert all(abs(v - t[num] / t[den]) < 0.001 for v, t in zip(o["rounds"], tps)) and len(o["rounds"]) == 3, o
     assert o["low"] == min(o["rounds"]) <= o["median"] <= o["high"] == max(o["rounds"]), o
-    assert m[name] == o["median"], (m[name], o)
+    assert name.startswith("redo") or m[name] == o["median"], (m[name], o)
 # the sentence's form follows the interval
 nd, s = m["ratios"]["none_over_doublewrite"], m["sentence"]
 if nd["low"] > 1:
@@ -83,9 +91,10 @@ else:
 assert "nothing" not in s
 assert "for InnoDB/MariaDB it is UNSAFE because" in s
 assert "untorn's sector guard is SAFE here" in s
+assert "a 4x redo log (400 MiB against 100 MiB)" in s, s
 PY
 [ $? -eq 0 ] && [ $rc -eq 0 ]
-ok $? "--measure=$secs --json on ext4 data=ordered: doublewrite, none and sector in 3 alternating rounds, each ratio's object and the sentence's form, the verdict and facts in one object, exit $rc (sector safe)"
+ok $? "--measure=$secs --json on ext4 data=ordered: doublewrite, none, sector (100 MiB redo) and doublewrite with 400 MiB in 3 alternating rounds, each ratio's object and the sentence's form, the verdict and facts in one object, exit $rc (sector safe)"
 [ "$state" = "$(dir_state "$d")" ] && ! ls "$scratch"/untorn-doublewrite-cost-* >/dev/null 2>&1
 ok $? "the directory as it was, and no temporary directory left"
 
@@ -95,7 +104,7 @@ ok $? "the directory as it was, and no temporary directory left"
 rc=$?
 sed 's/^/# /' "$scratch/report"
 [ $rc -eq 0 ] && grep -q '^guard  *tps  */doublewrite  */none  *worst second$' "$scratch/report" &&
-	grep -q '^  3 rounds of doublewrite, none, sector, ' "$scratch/report" &&
+	grep -q '^  3 rounds of doublewrite, none, sector, doublewrite@4x, ' "$scratch/report" &&
 	grep -Eq '^sector +[0-9]+ \[[0-9]+-[0-9]+\] +[0-9.]+x \[[0-9.]+-[0-9.]+\] +[0-9.]+x \[' "$scratch/report" &&
 	grep -q '^turning the doublewrite off here' "$scratch/report" && grep -q 'target: /dev/loop' "$scratch/report"
 ok $? "the table (median [min-max] over the rounds) and the sentence, printed again from the JSON with --report-only"
@@ -123,14 +132,14 @@ grep -q "from $secs to 86400" "$scratch/err" || bad=1
 "$top/scripts/doublewrite-cost" "$d" --seconds 50 >/dev/null 2>"$scratch/err"
 [ $? -eq 2 ] && grep -q "at least $secs" "$scratch/err" || bad=1
 [ $bad -eq 0 ]
-ok $? "--measure below $secs s (three rounds of three guards), or not a number, or with --probe: one line, exit 2, nothing measured"
+ok $? "--measure below $secs s (three rounds of four runs), or not a number, or with --probe: one line, exit 2, nothing measured"
 
 # 5: SIGTERM to untorn-fscheck's PID alone (as kill or a service manager
 # sends it) once the benchmark runs: its children, doublewrite-cost,
 # bench-matrix and untorn bench, end with it; nothing of theirs is left
 mkdir -p "$scratch/tmp5"
 state=$(dir_state "$d")
-stop_midway TERM "bench write $d/untorn-bench-matrix" \
+stop_midway TERM "bench write $d/untorn-" \
 	env TMPDIR="$scratch/tmp5" "$fscheck" "$d" --measure=$secs --engine untorn >/dev/null 2>"$scratch/m5.err"
 bm_pid=$(echo "$stop_ps" | awk '/scripts\/bench-matrix/ { print $1; exit }')
 echo "$stop_ps" | sed 's/^/# before: /'

@@ -662,7 +662,8 @@ int ut_mysql_datadir(const char *defaults_file, char *out, size_t len)
 	return ret;
 }
 
-int ut_mysql_check(const char *defaults_file, int as_json, uint32_t *page_size)
+int ut_mysql_check(const char *defaults_file, int as_json,
+		   struct ut_mysql_facts *facts)
 {
 	struct server *s;
 	int ret, safe;
@@ -685,8 +686,10 @@ int ut_mysql_check(const char *defaults_file, int as_json, uint32_t *page_size)
 	if (ret)
 		goto out_free;
 	safe = server_safe(s);
-	if (page_size)
-		*page_size = s->page_size;
+	if (facts) {
+		facts->page_size = s->page_size;
+		facts->redo_bytes = s->redo_bytes;
+	}
 	if (as_json)
 		print_json(s, safe);
 	else

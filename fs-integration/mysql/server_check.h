@@ -9,16 +9,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What a measurement on the server's disk takes from its options. */
+struct ut_mysql_facts {
+	uint32_t page_size; /* the page size the server writes */
+	uint64_t redo_bytes; /* its redo log's capacity; 0: its default */
+};
+
 /*
  * Reads the server's options (defaults_file, or the server's own list
  * when NULL), checks every directory InnoDB writes to and prints one
  * verdict per directory, one for the server, the [mysqld] lines and the
  * /etc/fstab change.  Returns the exit status: 0 when the doublewrite
  * buffer may be off, 1 when it must stay on, 2 on an error (said in one
- * line on stderr); on 0 and 1 *page_size (when not NULL) is the page size
- * the server writes.
+ * line on stderr); on 0 and 1 *facts (when not NULL) is filled in.
  */
-int ut_mysql_check(const char *defaults_file, int as_json, uint32_t *page_size);
+int ut_mysql_check(const char *defaults_file, int as_json,
+		   struct ut_mysql_facts *facts);
 
 /*
  * The server's datadir (its default when the options set none), for a

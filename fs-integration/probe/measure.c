@@ -28,9 +28,34 @@ static int find_measure_script(char *out, size_t len)
 	return ut_beside_exe(rel, 2, "doublewrite-cost", out, len);
 }
 
+/* the child: the script with the verdict's options; returns on failure */
+static void exec_script(char *script, const struct ut_measure_args *a,
+			char *secs, char *page, char *redo)
+{
+	char *argv[12];
+	int n = 0;
+
+	argv[n++] = script;
+	argv[n++] = (char *)a->path;
+	argv[n++] = "--seconds";
+	argv[n++] = secs;
+	argv[n++] = "--page-size";
+	argv[n++] = page;
+	argv[n++] = "--engine";
+	argv[n++] = a->untorn_engine ? "untorn" : "innodb";
+	if (a->as_json)
+		argv[n++] = "--json";
+	if (a->redo_bytes) {
+		argv[n++] = "--redo-capacity";
+		argv[n++] = redo;
+	}
+	argv[n] = NULL;
+	execv(script, argv);
+}
+
 int ut_measure(const struct ut_measure_args *a)
 {
-	char script[PATH_MAX], secs[16], page[16];
+	char script[PATH_MAX], secs[16], page[16], redo[24];
 	int status, ret;
 	pid_t pid;
 
@@ -41,14 +66,13 @@ int ut_measure(const struct ut_measure_args *a)
 		return ret;
 	snprintf(secs, sizeof(secs), "%u", a->seconds);
 	snprintf(page, sizeof(page), "%u", a->page_size);
+	snprintf(redo, sizeof(redo), "%llu", (unsigned long long)a->redo_bytes);
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
-		execl(script, script, a->path, "--seconds", secs, "--page-size",
-		      page, "--engine", a->untorn_engine ? "untorn" : "innodb",
-		      a->as_json ? "--json" : NULL, (char *)NULL);
+		exec_script(script, a, secs, page, redo);
 		_exit(127);
 	}
 	/* Ctrl-C or kill: the script stops its runs and removes them */

@@ -12,6 +12,7 @@ struct ut_measure_args {
 	const char *path;
 	unsigned seconds; /* about how long the whole takes */
 	uint32_t page_size; /* the verdict's */
+	uint64_t redo_bytes; /* the server's redo capacity; 0: the script's */
 	int untorn_engine; /* the status answers untorn's question */
 	int as_json;
 };
@@ -19,8 +20,9 @@ struct ut_measure_args {
 /*
  * Runs the measuring script (scripts/doublewrite-cost, installed as
  * untorn-doublewrite-cost) on a->path and waits for it: doublewrite, none
- * and the copyless guard safe there, in a directory of its own inside
- * path; it prints the table and the sentence (or, with as_json, the one
+ * and the copyless guard safe there with a redo log of a->redo_bytes (the
+ * script's default when 0), and doublewrite with 4x it, in a directory of
+ * its own inside path; it prints the table and the sentence (or, with as_json, the one
  * JSON object, the verdict in it).  Returns its exit status: 0 measured
  * and safe, 1 measured and unsafe, 2 it failed and said why; -ENOENT or
  * -ENOEXEC when it cannot be found or started, -EINTR when it was killed.

@@ -2,23 +2,27 @@
 # SPDX-License-Identifier: MIT
 #
 # measure_report.py - doublewrite-cost's result and report (untorn-fscheck
-# --measure): the runs of bench-matrix --repeat N (DIR/round-K, doublewrite,
-# none and the copyless guard once a round, in that order, again and
-# again), each ratio (none over doublewrite, the guard over none) taken
-# within a round and given as its median with the interval [min-max] over
-# the rounds, and the one sentence.  The sentence calls a difference one
-# only when the interval leaves 1.0 out; when it spans 1.0 it says the
-# rounds cannot tell them apart here (within +-N %, N from the interval),
-# and a none slower than doublewrite in every round is said to be slower,
-# by how much, never "nothing".
+# --measure): its rounds (DIR/round-K: doublewrite, none and the copyless
+# guard with the server's redo capacity, then doublewrite with 4x it in
+# DIR/round-K/redo-4x, the run named "doublewrite@4x"; again and again),
+# each ratio (none over doublewrite, the guard over none, doublewrite@4x
+# over doublewrite and over none) taken within a round and given as its
+# median with the interval [min-max] over the rounds, and the one
+# sentence.  The sentence calls a difference one only when the interval
+# leaves 1.0 out; when it spans 1.0 it says the rounds cannot tell them
+# apart here (within +-N %, N from the interval), and a lever slower in
+# every round is said to cost, by how much, never "nothing".  It weighs
+# the two levers -- turning the doublewrite off, a 4x redo log -- by
+# doublewrite@4x over none, told the same way.
 #
 # USAGE: measure_report.py result VERDICT-JSON OUT GUARD ENGINE PATH ROWS
-#                                 WARMUP MEASURED ROUNDS
+#                                 WARMUP MEASURED ROUNDS REDO-BYTES
 #        measure_report.py report RESULT-JSON [--json]
 #   result  one JSON object on stdout from the verdict (untorn-fscheck
-#           --json) and OUT/round-K/target-GUARD-t8.json (GUARD "-": no
-#           copyless guard is safe here); exit 2 when doublewrite or none
-#           never ran
+#           --json), OUT/round-K/target-GUARD-t8.json (GUARD "-": no
+#           copyless guard is safe here) and
+#           OUT/round-K/redo-4x/target-doublewrite-t8.json; exit 2 when
+#           doublewrite or none never ran
 #   report  the table and the sentence (or the object, --json), exit 0
 #           (the caller reads "safe" for its status).  An older result
 #           (one run a guard, no rounds) prints too, its ratios as one
@@ -31,6 +35,8 @@ import statistics
 import sys
 
 THREADS = 8
+# doublewrite-cost's run of doublewrite with 4x the server's redo log
+REDO4X = "doublewrite@4x"
 
 
 def interval(vals):
@@ -124,13 +130,53 @@ def guard_phrase(guard, iv, ran):
     return s + " and runs at %sx of none, %s in every one of %d rounds (%s-%sx)" % (fx(med), how, n, fx(lo), fx(hi))
 
 
-def sentence(verdict, guard, nd, gn, none_tps, dw_tps, guard_ran):
+def mib(b):
+    return "%d MiB" % (b >> 20)
+
+
+def redo_phrase(rd, rn, redo):
+    """What a 4x redo log buys with the doublewrite on (rd: doublewrite@4x
+    over doublewrite), and which lever buys more (rn: doublewrite@4x over
+    none)."""
+    n = len(rd["rounds"])
+    logs = "%s against %s" % (mib(4 * redo), mib(redo))
+    how = told(rd)
+    if how == "one round":
+        s = "a 4x redo log (%s) ran at %sx of doublewrite (one round: no spread)" % (logs, fx(rd["median"]))
+    elif how == "faster":
+        s = "a 4x redo log (%s) would buy %s %% (%s-%s %%) with the doublewrite on, in every one of %d rounds" % (
+            logs, pct((rd["median"] - 1) * 100), pct((rd["low"] - 1) * 100), pct((rd["high"] - 1) * 100), n)
+    elif how == "slower":
+        s = "a 4x redo log (%s) would cost %s %% (%s-%s %%) with the doublewrite on, in every one of %d rounds" % (
+            logs, pct((1 - rd["median"]) * 100), pct((1 - rd["high"]) * 100), pct((1 - rd["low"]) * 100), n)
+    else:
+        s = ("a 4x redo log (%s) with the doublewrite on: %d rounds cannot tell it from the server's here "
+             "(within \u00b1%d %%, %s-%sx)" % (logs, n, within_pct(rd), fx(rd["low"]), fx(rd["high"])))
+    if rn is None:
+        return s
+    how = told(rn)
+    if how == "faster":
+        return s + ("; so the larger redo log buys more here than turning the doublewrite off "
+                    "(doublewrite with it at %sx of none, %s-%sx)" % (fx(rn["median"]), fx(rn["low"]), fx(rn["high"])))
+    if how == "slower":
+        return s + ("; so turning the doublewrite off buys more here than the larger redo log "
+                    "(doublewrite with it at %sx of none, %s-%sx)" % (fx(rn["median"]), fx(rn["low"]), fx(rn["high"])))
+    if how == "cannot tell":
+        return s + ("; which of the two buys more the rounds cannot tell here (doublewrite with the larger "
+                    "log against none: within \u00b1%d %%)" % within_pct(rn))
+    return s
+
+
+def sentence(verdict, guard, nd, gn, none_tps, dw_tps, guard_ran, rd=None, rn=None, redo=0):
     """The one sentence: what none buys over doublewrite (nd), whether
-    turning the doublewrite off is safe for InnoDB/MariaDB, and untorn's
-    copyless guard against none (gn)."""
+    turning the doublewrite off is safe for InnoDB/MariaDB, what a 4x redo
+    log buys (rd) and which lever buys more (rn), and untorn's copyless
+    guard against none (gn)."""
     inno = verdict["innodb_doublewrite_off"]
     s = "%s, and for InnoDB/MariaDB it is %s because %s" % (
         none_phrase(nd, none_tps, dw_tps), "SAFE" if inno["safe"] else "UNSAFE", inno["reason"])
+    if rd is not None:
+        s += "; " + redo_phrase(rd, rn, redo)
     return s + "; " + guard_phrase(guard, gn, guard_ran) + "."
 
 
@@ -140,7 +186,8 @@ def ratio_rounds(rounds, num, den):
             if num in r and den in r and r[den]["tps"]]
 
 
-RUN_KEYS = ("tps", "commit_p99_us", "worst_over_median", "pages_written", "log_space_wait_ns", "fresh_load")
+RUN_KEYS = ("tps", "commit_p99_us", "worst_over_median", "pages_written", "log_space_wait_ns", "fresh_load",
+            "redo_log_bytes")
 
 
 def run_summary(guard, runs):
@@ -157,28 +204,32 @@ def run_summary(guard, runs):
 
 
 def load_rounds(out, guards, n):
-    """[{guard: run}] for rounds 1..n from OUT/round-K/target-GUARD-t8.json."""
+    """[{run name: run}] for rounds 1..n from OUT/round-K/target-GUARD-t8.json
+    and the 4x doublewrite's OUT/round-K/redo-4x/target-doublewrite-t8.json."""
     rounds = []
     for k in range(1, n + 1):
         r = {}
-        for g in guards:
-            f = os.path.join(out, "round-%d" % k, "target-%s-t%d.json" % (g, THREADS))
+        at = os.path.join(out, "round-%d" % k)
+        for name, f in [(g, os.path.join(at, "target-%s-t%d.json" % (g, THREADS))) for g in guards] + \
+                [(REDO4X, os.path.join(at, "redo-4x", "target-doublewrite-t%d.json" % THREADS))]:
             if os.path.exists(f):
-                r[g] = json.load(open(f))
+                r[name] = json.load(open(f))
         rounds.append(r)
     return rounds
 
 
-def build(verdict, rounds, guard, engine, path, rows, warmup, measured):
-    """The result object from the verdict and the rounds' runs ({guard:
+def build(verdict, rounds, guard, engine, path, rows, warmup, measured, redo):
+    """The result object from the verdict and the rounds' runs ({run name:
     run} a round); None when doublewrite or none ran in no round."""
-    order = [g for g in ("doublewrite", "none", guard) if g]
+    order = [g for g in ("doublewrite", "none", guard, REDO4X) if g]
     by = {g: [r[g] for r in rounds if g in r] for g in order}
     if not by["doublewrite"] or not by["none"]:
         return None
     runs = [run_summary(g, by[g]) for g in order if by[g]]
     nd = interval(ratio_rounds(rounds, "none", "doublewrite"))
     gn = interval(ratio_rounds(rounds, guard, "none")) if guard else None
+    rd = interval(ratio_rounds(rounds, REDO4X, "doublewrite"))
+    rn = interval(ratio_rounds(rounds, REDO4X, "none"))
     if nd is None:
         return None
     first = next((r for g in order for r in by[g] if r.get("calibration")), by["doublewrite"][0])
@@ -186,17 +237,19 @@ def build(verdict, rounds, guard, engine, path, rows, warmup, measured):
     inno = verdict["innodb_doublewrite_off"]
     return {"path": path, "verdict": verdict, "engine": engine,
             "rows": int(rows), "warmup_s": int(warmup), "seconds": int(measured), "threads": THREADS,
+            "redo_capacity_bytes": int(redo),
             "regime": "flush", "target": first.get("target"), "calibration": first.get("calibration"),
             "runs": runs,
             "rounds": [{"round": k + 1, "runs": [dict({"guard": g}, **{key: r[g].get(key) for key in RUN_KEYS})
                                                   for g in order if g in r]}
                        for k, r in enumerate(rounds)],
-            "ratios": {"none_over_doublewrite": ratio_object(nd), "guard_over_none": ratio_object(gn)},
+            "ratios": {"none_over_doublewrite": ratio_object(nd), "guard_over_none": ratio_object(gn),
+                       "redo4x_over_doublewrite": ratio_object(rd), "redo4x_over_none": ratio_object(rn)},
             # the scalars before the rounds (their medians), kept for one release
             "none_over_doublewrite": nd["median"], "guard": guard or None,
             "guard_over_none": gn["median"] if gn else None,
             "safe": inno["safe"] if engine == "innodb" else bool(guard),
-            "sentence": sentence(verdict, guard, nd, gn, none_tps, dw_tps, bool(by.get(guard)))}
+            "sentence": sentence(verdict, guard, nd, gn, none_tps, dw_tps, bool(by.get(guard)), rd, rn, int(redo))}
 
 
 def upgrade(res):
@@ -247,12 +300,15 @@ def table(res):
                                                           res.get("seconds", 0)))
     else:
         lines.append("  one round: no spread (an older result, one run a guard)")
+    if res.get("redo_capacity_bytes"):
+        lines.append("  redo log: %s a run (the server's capacity), %s for %s" % (
+            mib(res["redo_capacity_bytes"]), mib(4 * res["redo_capacity_bytes"]), REDO4X))
     lines.append("")
-    lines.append("%-12s %22s %22s %22s %13s" % ("guard", "tps", "/doublewrite", "/none", "worst second"))
+    lines.append("%-15s %22s %22s %22s %13s" % ("guard", "tps", "/doublewrite", "/none", "worst second"))
     for r in res["runs"]:
         g = r["guard"]
         tps = r.get("tps_rounds") or [r["tps"]]
-        lines.append("%-12s %22s %22s %22s %13.2f" % (
+        lines.append("%-15s %22s %22s %22s %13.2f" % (
             g, spread(tps, lambda v: "%.0f" % v),
             spread(per_round(res, g, "doublewrite"), fx, "x") if g != "doublewrite" else "1.00x",
             spread(per_round(res, g, "none"), fx, "x") if g != "none" else "1.00x",
@@ -263,12 +319,12 @@ def table(res):
 
 
 def main(argv):
-    if len(argv) == 10 and argv[0] == "result":
-        vf, out, guard, engine, path, rows, warmup, measured, n = argv[1:]
+    if len(argv) == 11 and argv[0] == "result":
+        vf, out, guard, engine, path, rows, warmup, measured, n, redo = argv[1:]
         guard = "" if guard == "-" else guard
         verdict = json.load(open(vf))
         rounds = load_rounds(out, [g for g in ("doublewrite", "none", guard) if g], int(n))
-        res = build(verdict, rounds, guard, engine, path, rows, warmup, measured)
+        res = build(verdict, rounds, guard, engine, path, rows, warmup, measured, redo)
         if res is None:
             print("doublewrite-cost: doublewrite or none did not run (bench-matrix's output: %s/bench.log)" % out,
                   file=sys.stderr)
@@ -282,7 +338,7 @@ def main(argv):
         else:
             print("\n".join(table(upgrade(res))))
         return 0
-    print("usage: measure_report.py result VERDICT OUT GUARD ENGINE PATH ROWS WARMUP MEASURED ROUNDS\n"
+    print("usage: measure_report.py result VERDICT OUT GUARD ENGINE PATH ROWS WARMUP MEASURED ROUNDS REDO-BYTES\n"
           "       measure_report.py report RESULT [--json]", file=sys.stderr)
     return 2
 
