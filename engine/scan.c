@@ -10,7 +10,8 @@
  * (innodb_lra_sleep) or one that yields to other work (scan_yield.c);
  * and the tree's shape a scan meets
  * (ut_engine_tree_shape: its fragmentation).  What a device could do
- * with it is scan_model.c's.
+ * with it is scan_model.c's; the defaults and their reasons are
+ * scan_defaults.h's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,10 +23,9 @@
 #include "tree/scan_bound.h"
 #include "tree/shape.h"
 #include "engine_int.h"
+#include "scan_defaults.h"
 #include "scan_yield.h"
 
-#define LINEAR_RUN 4 /* sequential leaves that trigger linear */
-#define LINEAR_EXTENT 64 /* pages linear read-ahead fetches */
 #define HOLE_STAGING_MAX (256u << 20) /* at most, for holes read through */
 
 struct scan_ra {
@@ -203,19 +203,19 @@ static int logical_hook(struct scan_ra *ra, uint32_t next)
 	return 0;
 }
 
-/* Linear: after LINEAR_RUN leaves in ascending page order, read the
- * following extent in one go. */
+/* Linear: after UT_SCAN_LINEAR_RUN leaves in ascending page order, read
+ * the following extent in one go. */
 static int linear_hook(struct scan_ra *ra, uint32_t next)
 {
-	uint32_t pages[LINEAR_EXTENT], i;
+	uint32_t pages[UT_SCAN_LINEAR_EXTENT], i;
 	uint32_t n_pages = ut_space_pages(&ra->eng->space);
 
 	ra->run = next == ra->last_page + 1 ? ra->run + 1 : 0;
 	ra->last_page = next;
-	if (ra->run != LINEAR_RUN)
+	if (ra->run != UT_SCAN_LINEAR_RUN)
 		return 0;
 	ra->run = 0;
-	for (i = 0; i < LINEAR_EXTENT && next + 1 + i < n_pages; i++)
+	for (i = 0; i < UT_SCAN_LINEAR_EXTENT && next + 1 + i < n_pages; i++)
 		pages[i] = next + 1 + i;
 	if (!i)
 		return 0;
@@ -258,7 +258,7 @@ static unsigned scan_batch(const struct ut_engine *eng,
 	unsigned most = ut_scan_window_max(eng);
 
 	if (!b)
-		b = 64;
+		b = UT_SCAN_WINDOW_DEFAULT;
 	if (b > most)
 		b = most;
 	return b ? b : 1;
@@ -300,8 +300,24 @@ static int yield_valid(const struct ut_scan_opts *o,
 		       const struct ut_scan_yield *y)
 {
 	return !y || (o->readahead == UT_RA_LOGICAL && !o->sleep_ms &&
-		      y->spare_pct >= 1 && y->spare_pct <= 95 &&
+		      y->spare_pct >= 1 && y->spare_pct <= UT_SCAN_SPARE_MAX &&
 		      y->other_work && y->floor_per_s >= 0);
+}
+
+void ut_scan_opts_default(struct ut_scan_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->readahead = UT_RA_LOGICAL;
+	o->batch = UT_SCAN_WINDOW_DEFAULT;
+	o->merge_pages = UT_SCAN_MERGE_DEFAULT;
+}
+
+void ut_scan_yield_default(struct ut_scan_yield *y, enum ut_yield_count what)
+{
+	memset(y, 0, sizeof(*y));
+	y->spare_pct = UT_SCAN_SPARE_DEFAULT;
+	if (what == UT_YIELD_SECTORS)
+		y->floor_per_s = UT_SCAN_SECTORS_FLOOR;
 }
 
 int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
@@ -335,7 +351,7 @@ int ut_scan_readahead_yield(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
 	opts.batch = scan_batch(eng, o);
 	ra.early = 2 * opts.batch <= ut_scan_window_max(eng);
 	if (!opts.merge_pages)
-		opts.merge_pages = 16;
+		opts.merge_pages = UT_SCAN_MERGE_DEFAULT;
 	memset(st, 0, sizeof(*st));
 	rs = ut_ring_stats(ring);
 	sqes0 = rs->sqes;
@@ -348,9 +364,9 @@ int ut_scan_readahead_yield(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
 		ret = hole_pages(&ra, &holes);
 	if (!ret)
 		ret = ut_prefetch_init(&ra.pf,
-				       opts.batch > LINEAR_EXTENT ?
+				       opts.batch > UT_SCAN_LINEAR_EXTENT ?
 					       opts.batch :
-					       LINEAR_EXTENT,
+					       UT_SCAN_LINEAR_EXTENT,
 				       holes, eng->geom.page_size);
 	if (ret) {
 		free(ra.leaves);

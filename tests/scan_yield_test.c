@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include "scan_defaults.h"
 #include "scan_yield.h"
 #include "ktap.h"
 
@@ -255,9 +256,10 @@ static void test_work_comes_and_goes(void)
 		share_on, scan_off);
 }
 
-/* The sectors others move on the disk: a floor of 64 a second, as the
- * command line sets it. */
-#define SECTORS_FLOOR 64
+/* The sectors others move on the disk: the floor, and the share, a
+ * scan that counts them gets by default (ut_scan_yield_default). */
+#define SECTORS_FLOOR UT_SCAN_SECTORS_FLOOR
+#define SPARE (UT_SCAN_SPARE_DEFAULT / 100.0)
 
 /* A trickle under the floor (the filesystem's own commits: ~5 sectors a
  * second on the HDD model), untouched by the scan or stopped by it: a
@@ -276,7 +278,7 @@ static void test_trickle(void)
 	for (i = 0; i < sizeof(reads) / sizeof(reads[0]); i++)
 		for (q = 0; q < sizeof(rates) / sizeof(rates[0]); q++)
 			for (h = 0; h < sizeof(hurts) / sizeof(hurts[0]); h++) {
-				disk_start_floor(&d, rates[q], hurts[h], 0.75,
+				disk_start_floor(&d, rates[q], hurts[h], SPARE,
 						 0.5, SECTORS_FLOOR);
 				run_scan(&d, reads[i], 10, 0);
 				if (scan_share(&d) < worst_short)
@@ -286,7 +288,7 @@ static void test_trickle(void)
 					worst_long = scan_share(&d);
 			}
 	ktap_ok(worst_short >= 0.97 && worst_long >= 0.99,
-		"a trickle of 5-30 a second under a floor of %d: the scan reads %.3f of the time at worst in its first 10 s, %.3f over 600 s (windows of 20 ms-3 s)",
+		"a trickle of 5-30 a second under a floor of %u: the scan reads %.3f of the time at worst in its first 10 s, %.3f over 600 s (windows of 20 ms-3 s)",
 		SECTORS_FLOOR, worst_short, worst_long);
 }
 
@@ -298,7 +300,7 @@ static void test_floor_sweep(void)
 
 	sweep(rates, sizeof(rates) / sizeof(rates[0]), SECTORS_FLOOR, &sw);
 	ktap_ok(!sw.bad && sw.most <= 1.0001,
-		"with a floor of %d a second, work of %d-10^6 a second gets %.2f-%.2f of its share over %u points, no pause longer than the share allows (%.2f of it at most)",
+		"with a floor of %u a second, work of %u-10^6 a second gets %.2f-%.2f of its share over %u points, no pause longer than the share allows (%.2f of it at most)",
 		SECTORS_FLOOR, 4 * SECTORS_FLOOR, sw.lo, sw.hi, sw.points,
 		sw.most);
 }

@@ -16,36 +16,42 @@
 #include "cli.h"
 #include "progress.h"
 #include "ra_opts.h"
+#include "scan_defaults.h"
 #include "scan_yield_opts.h"
 
-static const char dump_help[] =
-	"usage: untorn dump DIR [--format tsv|jsonl] [--lra-size SIZE]\n"
-	"                   [--lra-sleep MS | --lra-spare PCT]\n"
-	"                   [--device-iops N --device-mbps N] [--pool SIZE] [--wait S]\n"
-	"\n"
-	"Writes every row in key order to stdout, read through logical\n"
-	"read-ahead: tsv (default) is KEY, a tab and the value in hex, a row a\n"
-	"line; jsonl is {\"key\": KEY, \"value\": \"HEX\"} a line.  `untorn load\n"
-	"DIR2 --from FILE` restores either into a store.  On a terminal, stderr\n"
-	"shows the rows, MB/s and the time left (from how far through the key\n"
-	"range the scan is).  --lra-size and --lra-sleep: the read-ahead window\n"
-	"and the pause between windows, and --device-iops/--device-mbps: the\n"
-	"disk's figures, to merge reads as the bound does, as for `untorn bench\n"
-	"scan` (default 64 leaves, exact merges).\n"
-	"--lra-spare PCT: the dump yields to other work on the store's disk:\n"
-	"before each window it pauses so that the sectors other processes read\n"
-	"and write a second stay at PCT % (default 75; 0: never pause) of their\n"
-	"rate while it pauses; with no other work, or 64 sectors a second or\n"
-	"less (the filesystem's own commits), there is no pause.  Output to a\n"
-	"file on the store's disk is the dump's own: it is put on the disk\n"
-	"before each count (on ext4 data=journal its later home writes count\n"
-	"as others': pipe it elsewhere there).  A disk\n"
-	"that cannot be watched (the store on btrfs, FUSE, tmpfs or NFS) is said\n"
-	"on stderr, and the dump runs at full speed: --lra-sleep MS pauses by\n"
-	"hand.  stderr's last lines: the rows and time, and what the yield did\n"
-	"and what the other work kept of its speed.\n"
-	"exit status: 0, or 2 on an error (a damaged tree, a full disk).\n"
-	"\n" CLI_WAIT_HELP;
+/* The help, with the defaults it states from where they are set. */
+static void dump_help(void)
+{
+	printf("usage: untorn dump DIR [--format tsv|jsonl] [--lra-size SIZE]\n"
+	       "                   [--lra-sleep MS | --lra-spare PCT]\n"
+	       "                   [--device-iops N --device-mbps N] [--pool SIZE] [--wait S]\n"
+	       "\n"
+	       "Writes every row in key order to stdout, read through logical\n"
+	       "read-ahead: tsv (default) is KEY, a tab and the value in hex, a row a\n"
+	       "line; jsonl is {\"key\": KEY, \"value\": \"HEX\"} a line.  `untorn load\n"
+	       "DIR2 --from FILE` restores either into a store.  On a terminal, stderr\n"
+	       "shows the rows, MB/s and the time left (from how far through the key\n"
+	       "range the scan is).  --lra-size and --lra-sleep: the read-ahead window\n"
+	       "and the pause between windows, and --device-iops/--device-mbps: the\n"
+	       "disk's figures, to merge reads as the bound does, as for `untorn bench\n"
+	       "scan` (default %u leaves, exact merges).\n"
+	       "--lra-spare PCT: the dump yields to other work on the store's disk:\n"
+	       "before each window it pauses so that the sectors other processes read\n"
+	       "and write a second stay at PCT %% (default %u; 0: never pause) of their\n"
+	       "rate while it pauses; with no other work, or %u sectors a second or\n"
+	       "less (the filesystem's own commits), there is no pause.  Output to a\n"
+	       "file on the store's disk is the dump's own: it is put on the disk\n"
+	       "before each count (on ext4 data=journal its later home writes count\n"
+	       "as others': pipe it elsewhere there).  A disk\n"
+	       "that cannot be watched (the store on btrfs, FUSE, tmpfs or NFS) is said\n"
+	       "on stderr, and the dump runs at full speed: --lra-sleep MS pauses by\n"
+	       "hand.  stderr's last lines: the rows and time, and what the yield did\n"
+	       "and what the other work kept of its speed.\n"
+	       "exit status: 0, or 2 on an error (a damaged tree, a full disk).\n"
+	       "\n" CLI_WAIT_HELP,
+	       UT_SCAN_WINDOW_DEFAULT, UT_SCAN_SPARE_DEFAULT,
+	       UT_SCAN_SECTORS_FLOOR);
+}
 
 struct dump_state {
 	FILE *out;
@@ -152,9 +158,7 @@ int cmd_dump(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },	    { 0 }
 	};
 	struct cli_ra ra = { .cmd = "dump" };
-	struct ut_scan_opts so = { .readahead = UT_RA_LOGICAL,
-				   .batch = 64,
-				   .merge_pages = 16 };
+	struct ut_scan_opts so;
 	struct dump_state d = { .out = stdout };
 	struct ut_engine_opts eo;
 	struct ut_scan_stats st;
@@ -163,6 +167,7 @@ int cmd_dump(int argc, char **argv)
 	int c, ret;
 
 	ut_engine_opts_default(&eo);
+	ut_scan_opts_default(&so);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -191,7 +196,7 @@ int cmd_dump(int argc, char **argv)
 				return EXIT_ERROR;
 			break;
 		case 'h':
-			fputs(dump_help, stdout);
+			dump_help();
 			return EXIT_OK;
 		default:
 			return cli_bad_option("dump", argv);

@@ -15,58 +15,65 @@
 #include <untorn/scan_model.h>
 #include "cli.h"
 #include "ra_opts.h"
+#include "scan_defaults.h"
 #include "scan_yield_opts.h"
 #include "write_load.h"
 
-static const char scan_help[] =
-	"usage: untorn bench scan DIR [--readahead none|linear|logical] [--batch N]\n"
-	"                        [--lra-size SIZE] [--lra-sleep MS | --lra-spare PCT]\n"
-	"                        [--merge-pages M] [--gap-pages G] [--cold]\n"
-	"                        [--device-iops N --device-mbps N]\n"
-	"                        [--writers T [--baseline S]]\n"
-	"                        [--pool SIZE] [--json] [--wait S]\n"
-	"\n"
-	"Reads every row in key order.  --readahead: none follows leaf pointers\n"
-	"with one read per leaf; linear (InnoDB-style) reads the next 64 pages\n"
-	"after 4 leaves in ascending page order; logical (default) takes the next\n"
-	"N leaves in key order from the level-1 pages, sorts them by page number,\n"
-	"merges neighbours into reads of up to M pages (16) -- also neighbours\n"
-	"with up to G pages between them (default 0), reading through the hole,\n"
-	"which on a disk costs less than another seek -- submits them together\n"
-	"and reads the next batch while this one is consumed.  --cold writes dirty\n"
-	"pages, empties the buffer pool and drops the data file from the page\n"
-	"cache first (and reports how much of it stayed cached).  Also prints the\n"
-	"tree's shape: its leaves, and the share of steps from a leaf to the next\n"
-	"in key order that are not to the next page (fragmentation), with the\n"
-	"mean distance of those jumps in pages.\n"
-	"\n"
-	"--lra-size SIZE (innodb_lra_size): the window of leaves logical read-ahead\n"
-	"sorts and reads in one sweep, instead of --batch N leaves; the next\n"
-	"window is read from half way through this one; at most half of --pool\n"
-	"(the last quarter keeps the internal pages and the hot set).\n"
-	"--lra-sleep MS (innodb_lra_sleep): a pause before each window after the\n"
-	"first, to leave the disk to other work.\n"
-	"--lra-spare PCT: instead, a pause before each window that leaves the\n"
-	"other work PCT % of the speed it has while the scan pauses (default\n"
-	"75; 0: none), measured in the writers' commits with --writers, else in\n"
-	"the sectors other processes read and write on the store's disk (64 a\n"
-	"second or less counted as none); with no other work seen there is no\n"
-	"pause.  Logical read-ahead only.\n"
-	"--device-iops N --device-mbps N: the device's random page-sized reads a\n"
-	"second at queue depth 32 and its sequential MB/s (fio's, or\n"
-	"`emulate-hdd calibrate`): prints the least time a policy with this\n"
-	"window could take on that device -- each window's pages in one sweep,\n"
-	"a positioning per run, every page at the sequential rate -- and the\n"
-	"scan's fraction_of_bound (bound / time); logical read-ahead then merges\n"
-	"as the bound does (reads through holes shorter than a positioning, reads\n"
-	"of up to 1024 pages) unless --gap-pages or --merge-pages say otherwise.\n"
-	"--writers T: T threads commit row writes while the scan runs (three in\n"
-	"four update a key the store holds, the rest insert above the largest),\n"
-	"one commit each; prints their transactions a second and the 99th\n"
-	"percentile of their commit times during the scan.  --baseline S: the\n"
-	"writers run alone for S seconds first (after --cold's drop), for the\n"
-	"same figures with no scan: what the scan cost them, as a ratio.\n"
-	"\n" CLI_WAIT_HELP;
+/* The help, with the defaults it states from where they are set. */
+static void scan_help(void)
+{
+	printf("usage: untorn bench scan DIR [--readahead none|linear|logical] [--batch N]\n"
+	       "                        [--lra-size SIZE] [--lra-sleep MS | --lra-spare PCT]\n"
+	       "                        [--merge-pages M] [--gap-pages G] [--cold]\n"
+	       "                        [--device-iops N --device-mbps N]\n"
+	       "                        [--writers T [--baseline S]]\n"
+	       "                        [--pool SIZE] [--json] [--wait S]\n"
+	       "\n"
+	       "Reads every row in key order.  --readahead: none follows leaf pointers\n"
+	       "with one read per leaf; linear (InnoDB-style) reads the next %u pages\n"
+	       "after %u leaves in ascending page order; logical (default) takes the next\n"
+	       "N leaves in key order from the level-1 pages, sorts them by page number,\n"
+	       "merges neighbours into reads of up to M pages (%u) -- also neighbours\n"
+	       "with up to G pages between them (default 0), reading through the hole,\n"
+	       "which on a disk costs less than another seek -- submits them together\n"
+	       "and reads the next batch while this one is consumed.  --cold writes dirty\n"
+	       "pages, empties the buffer pool and drops the data file from the page\n"
+	       "cache first (and reports how much of it stayed cached).  Also prints the\n"
+	       "tree's shape: its leaves, and the share of steps from a leaf to the next\n"
+	       "in key order that are not to the next page (fragmentation), with the\n"
+	       "mean distance of those jumps in pages.\n"
+	       "\n"
+	       "--lra-size SIZE (innodb_lra_size): the window of leaves logical read-ahead\n"
+	       "sorts and reads in one sweep, instead of --batch N leaves; the next\n"
+	       "window is read from half way through this one; at most half of --pool\n"
+	       "(the last quarter keeps the internal pages and the hot set).\n"
+	       "--lra-sleep MS (innodb_lra_sleep): a pause before each window after the\n"
+	       "first, to leave the disk to other work.\n"
+	       "--lra-spare PCT: instead, a pause before each window that leaves the\n"
+	       "other work PCT %% of the speed it has while the scan pauses (default\n"
+	       "%u; 0: none), measured in the writers' commits with --writers, else in\n"
+	       "the sectors other processes read and write on the store's disk (%u a\n"
+	       "second or less counted as none); with no other work seen there is no\n"
+	       "pause.  Logical read-ahead only.\n"
+	       "--device-iops N --device-mbps N: the device's random page-sized reads a\n"
+	       "second at queue depth 32 and its sequential MB/s (fio's, or\n"
+	       "`emulate-hdd calibrate`): prints the least time a policy with this\n"
+	       "window could take on that device -- each window's pages in one sweep,\n"
+	       "a positioning per run, every page at the sequential rate -- and the\n"
+	       "scan's fraction_of_bound (bound / time); logical read-ahead then merges\n"
+	       "as the bound does (reads through holes shorter than a positioning, reads\n"
+	       "of up to %u pages) unless --gap-pages or --merge-pages say otherwise.\n"
+	       "--writers T: T threads commit row writes while the scan runs (three in\n"
+	       "four update a key the store holds, the rest insert above the largest),\n"
+	       "one commit each; prints their transactions a second and the 99th\n"
+	       "percentile of their commit times during the scan.  --baseline S: the\n"
+	       "writers run alone for S seconds first (after --cold's drop), for the\n"
+	       "same figures with no scan: what the scan cost them, as a ratio.\n"
+	       "\n" CLI_WAIT_HELP,
+	       UT_SCAN_LINEAR_EXTENT, UT_SCAN_LINEAR_RUN, UT_SCAN_MERGE_DEFAULT,
+	       UT_SCAN_SPARE_DEFAULT, UT_SCAN_SECTORS_FLOOR,
+	       (unsigned)UT_SCAN_MERGE_MAX);
+}
 
 struct scan_count {
 	uint64_t rows, last;
@@ -321,7 +328,7 @@ static int scan_parse(int argc, char **argv, struct scan_run *r,
 			bad = cli_parse_wait("bench scan", optarg);
 			break;
 		case 'h':
-			fputs(scan_help, stdout);
+			scan_help();
 			return 1;
 		default:
 			cli_bad_option("bench scan", argv);
@@ -422,10 +429,7 @@ static int scan_measure(struct ut_engine *eng, struct scan_run *r,
 
 int cmd_bench_scan(int argc, char **argv)
 {
-	struct scan_run r = { .so = { .readahead = UT_RA_LOGICAL,
-				      .batch = 64,
-				      .merge_pages = 16 },
-			      .resident = -1 };
+	struct scan_run r = { .resident = -1 };
 	struct scan_args a = { .ra = { .cmd = "bench scan" } };
 	struct ut_engine_opts eo;
 	struct write_load wl = { 0 };
@@ -433,6 +437,7 @@ int cmd_bench_scan(int argc, char **argv)
 	int ret;
 
 	ut_engine_opts_default(&eo);
+	ut_scan_opts_default(&r.so);
 	ret = scan_parse(argc, argv, &r, &a, &eo);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_ERROR;

@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 #include "ra_opts.h"
+#include "scan_defaults.h"
 
 int cli_ra_option(struct cli_ra *ra, int c, const char *arg)
 {
@@ -23,7 +24,7 @@ int cli_ra_option(struct cli_ra *ra, int c, const char *arg)
 		return 0;
 	case 'Y':
 		if (cli_parse_count(ra->cmd, "--lra-spare", arg, 0,
-				    CLI_RA_SPARE_MAX, &v))
+				    UT_SCAN_SPARE_MAX, &v))
 			return EXIT_ERROR;
 		ra->spare_pct = v;
 		ra->spare_given = 1;

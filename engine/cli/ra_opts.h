@@ -29,13 +29,10 @@ struct cli_ra {
 	unsigned sleep_ms;
 	int sleep_given;
 	unsigned spare_pct; /* --lra-spare: the share of its speed other
-			     * work keeps (0: do not yield) */
+			     * work keeps (0: do not yield); not given,
+			     * ut_scan_yield_default's */
 	int spare_given;
 };
-
-/* --lra-spare's default: other work keeps three quarters of its speed */
-#define CLI_RA_SPARE_DEFAULT 75
-#define CLI_RA_SPARE_MAX 95
 
 /* Takes option c ('L', 'S', 'Y', 'I' or 'M'); 0, or EXIT_ERROR (said). */
 int cli_ra_option(struct cli_ra *ra, int c, const char *arg);

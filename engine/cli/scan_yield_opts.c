@@ -6,24 +6,19 @@
 #include <string.h>
 #include "scan_yield_opts.h"
 
-/*
- * Sectors a second others move on the disk that are no work to yield to:
- * 32 KiB, 8 random 4 KiB writes, ~5 % of a disk's seeks.  With no writers
- * the HDD model's device saw ~5 a second (the filesystem's own commits),
- * and a scan that paused for them lost 18 % at 1 200 000 rows.
- */
-#define CLI_YIELD_SECTORS_FLOOR 64
-
+/* The library's defaults for the count (ut_scan_yield_default: a floor
+ * for sectors only), --lra-spare over them. */
 void cli_yield_setup(struct cli_yield *cy, const struct cli_ra *ra,
 		     struct ut_engine *eng, const struct ut_scan_opts *so,
 		     uint64_t (*count)(void *), void *arg, const char *unit,
 		     const char *measure)
 {
-	unsigned pct = ra->spare_given ? ra->spare_pct : CLI_RA_SPARE_DEFAULT;
 	const char *data = ut_engine_data_path(eng);
 
 	memset(cy, 0, sizeof(*cy));
-	cy->y.spare_pct = pct;
+	ut_scan_yield_default(&cy->y, count ? UT_YIELD_WORK : UT_YIELD_SECTORS);
+	if (ra->spare_given)
+		cy->y.spare_pct = ra->spare_pct;
 	if (so->readahead != UT_RA_LOGICAL) {
 		snprintf(cy->why, sizeof(cy->why),
 			 "only logical read-ahead yields");
@@ -34,7 +29,7 @@ void cli_yield_setup(struct cli_yield *cy, const struct cli_ra *ra,
 			 "--lra-sleep %u pauses by hand", ra->sleep_ms);
 		return;
 	}
-	if (!pct) {
+	if (!cy->y.spare_pct) {
 		snprintf(cy->why, sizeof(cy->why), "--lra-spare 0");
 		return;
 	}
@@ -48,7 +43,6 @@ void cli_yield_setup(struct cli_yield *cy, const struct cli_ra *ra,
 	} else {
 		cy->y.other_work = other_io_sectors;
 		cy->y.arg = &cy->oio;
-		cy->y.floor_per_s = CLI_YIELD_SECTORS_FLOOR;
 		cy->unit = "sectors";
 		snprintf(cy->measure, sizeof(cy->measure),
 			 "sectors other processes read and wrote on device %u:%u",

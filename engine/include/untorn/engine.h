@@ -167,7 +167,7 @@ enum ut_readahead {
 
 struct ut_scan_opts {
 	enum ut_readahead readahead;
-	unsigned batch; /* leaves per read-ahead batch (default 64) */
+	unsigned batch; /* leaves per read-ahead batch (0: the default) */
 	unsigned window_pages; /* logical: leaves read ahead of the scan
 				 * in one sorted sweep (innodb_lra_size),
 				 * instead of batch; the next window is read
@@ -176,10 +176,17 @@ struct ut_scan_opts {
 	unsigned sleep_ms; /* logical: a pause before each window after
 			    * the first (innodb_lra_sleep), to spare
 			    * other work the disk */
-	unsigned merge_pages; /* largest merged read, in pages (default 16) */
+	unsigned merge_pages; /* largest merged read, in pages (0: the
+			       * default) */
 	unsigned gap_pages; /* read through holes of up to this many
 				 * pages to merge two reads (default 0) */
 };
+
+/* Fills o with the defaults `untorn bench scan` and `untorn dump` use:
+ * logical read-ahead, a window of an extent's leaves, merged reads of
+ * neighbours, no hole read through, no pause (ut_scan_opts_default(3)).
+ * Change the fields after it. */
+void ut_scan_opts_default(struct ut_scan_opts *o);
 
 struct ut_scan_stats {
 	uint64_t rows;
@@ -222,7 +229,7 @@ int ut_scan_readahead(struct ut_engine *eng, uint64_t from, ut_scan_fn fn,
  * results, not to be set.
  */
 struct ut_scan_yield {
-	unsigned spare_pct; /* 1-95 */
+	unsigned spare_pct; /* 1-95; default: ut_scan_yield_default */
 	uint64_t (*other_work)(void *arg);
 	void *arg;
 	double floor_per_s; /* other work a second counted as none */
@@ -232,6 +239,19 @@ struct ut_scan_yield {
 				    * read, and while it paused */
 	double other_rate_paused;
 };
+
+/* What other_work counts: units of work each of which counts (commits,
+ * transactions), or the sectors others read and write on the scan's
+ * device, where a trickle (the filesystem's own commits) is none. */
+enum ut_yield_count {
+	UT_YIELD_WORK,
+	UT_YIELD_SECTORS,
+};
+
+/* Fills y with the defaults `untorn bench scan` and `untorn dump` use for
+ * a count of that kind: spare_pct, and floor_per_s (none for units of
+ * work); zero elsewhere.  Set other_work and arg after it. */
+void ut_scan_yield_default(struct ut_scan_yield *y, enum ut_yield_count what);
 
 /* ut_scan_readahead, yielding as y says (logical read-ahead only; with
  * o->sleep_ms, that pause instead).  NULL y: ut_scan_readahead. */
