@@ -20,10 +20,10 @@
 void ut_engine_opts_default(struct ut_engine_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->pool_bytes = 128ull << 20;
+	o->pool_bytes = UT_BPOOL_BYTES_DEFAULT;
 	o->commit = UT_COMMIT_SYNC;
-	o->cleaners = 2;
-	o->batch = 64;
+	o->cleaners = UT_FLUSH_CLEANERS_DEFAULT;
+	o->batch = UT_FLUSH_BATCH_DEFAULT;
 	o->flushing = UT_FLUSHING_EAGER;
 }
 
@@ -134,7 +134,7 @@ int ut_engine_open(const char *dir, const struct ut_engine_opts *o,
 		return ut_err_set(err, -ENOMEM, "out of memory");
 	eng->opts = *o;
 	if (!eng->opts.batch || eng->opts.batch > UT_FLUSH_BATCH_MAX)
-		eng->opts.batch = 64;
+		eng->opts.batch = UT_FLUSH_BATCH_DEFAULT;
 	ret = ut_store_open_wait(dir, 0, o->lock_wait_ms, &eng->store, err);
 	if (ret)
 		goto out_free;

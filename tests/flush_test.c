@@ -286,8 +286,10 @@ static int synced_before_checkpoint(enum ut_guard guard, const char *name,
 {
 	struct ut_err err = { "" };
 	unsigned i, pages = 0, syncs = 0, slots = 0, pending = 0, bad = 0;
+	struct ut_engine_opts d; /* the batch open_store's engine has */
 	struct ut_engine *eng;
 
+	ut_engine_opts_default(&d);
 	eng = open_store(guard, name, 0, &err);
 	if (!eng) {
 		ktap_diag("%s: %s", name, err.msg);
@@ -325,7 +327,7 @@ static int synced_before_checkpoint(enum ut_guard guard, const char *name,
 	if (!pages || !slots || bad || n_events == EVENTS_MAX)
 		return 0;
 	/* a checkpoint's slot is followed by its own sync */
-	return per_batch ? syncs >= (pages + 63) / 64 + slots :
+	return per_batch ? syncs >= (pages + d.batch - 1) / d.batch + slots :
 			   syncs == 2 * slots;
 }
 

@@ -21,14 +21,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "buf/flush.h"
 #include "buf/flush_rate.h"
+#include "buf/log_space.h"
 #include "buf/redo_pace.h"
 #include "ktap.h"
 
 #define MIB (1024.0 * 1024.0)
 #define CAPACITY (64ull << 20)
 #define TICK_NS 10000000ull
-#define STOP (CAPACITY / 8 * 5) /* ut_flush_log_free_check's limit */
+#define STOP UT_FLUSH_STOP(CAPACITY) /* ut_flush_log_free_check's limit */
 #define LWM UT_FLUSH_LWM(CAPACITY)
 
 /* A log growing at rate(t) bytes/s and cleaners that move the oldest
@@ -325,7 +327,7 @@ static void test_pace_hot_pages(void)
 #define SIM_PAGES_MAX 10000
 #define SIM_SECONDS 160
 #define SIM_WARMUP_S 20
-#define SIM_POLL_MS 1000 /* an idle eager cleaner looks again (flush.c) */
+#define SIM_POLL_MS (UT_CLEANER_IDLE_NS / 1000000) /* an idle eager cleaner */
 #define SIM_BATCH 32 /* pages between checkpoint checks (2 cleaners x 64) */
 #define SIM_OFF_SHARE 0.85 /* the forecast's median over the unpaced mean */
 
@@ -579,8 +581,8 @@ static void sim_run(const struct sim_cfg *c, enum sim_pacing mode,
 	s.cur = s.pub = 1;
 	ut_redo_pace_init(&p, capacity);
 	s.poll_ms = SIM_POLL_MS;
-	s.ckpt_share = 16;
-	s.ckpt_ms = 1000;
+	s.ckpt_share = UT_CKPT_DUE_SHARE;
+	s.ckpt_ms = UT_CKPT_DUE_NS / 1000000;
 	s.urgent_age = UINT64_MAX;
 	if (c->cache_rate)
 		s.sync_rate = c->page_rate;

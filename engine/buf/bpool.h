@@ -82,6 +82,10 @@ struct ut_bpool {
 
 #define UT_BPOOL_MIN_FRAMES 64
 
+/* The buffer pool by default (ut_engine_opts_default): InnoDB's default
+ * innodb_buffer_pool_size; --pool, or pool_bytes, for more. */
+#define UT_BPOOL_BYTES_DEFAULT (128ull << 20)
+
 enum ut_latch_mode { UT_S, UT_X };
 
 /* ut_bpool_get flag: a scan's access: a hit stays where it is in the LRU,

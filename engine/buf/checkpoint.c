@@ -5,10 +5,7 @@
  */
 #include "base/probes.h"
 #include "buf/checkpoint.h"
-
-/* the cleaners' checkpoint is due at a sixteenth of the log, or after */
-#define CKPT_DUE_SHARE 16
-#define CKPT_DUE_NS 1000000000ull
+#include "buf/log_space.h"
 
 void ut_checkpointer_init(struct ut_checkpointer *ck, struct ut_bpool *pool,
 			  struct ut_redo *log, struct ut_store *store,
@@ -20,8 +17,8 @@ void ut_checkpointer_init(struct ut_checkpointer *ck, struct ut_bpool *pool,
 	ck->space = space;
 	ck->guard = guard;
 	ck->last_ns = ut_now_ns();
-	ck->due_share = CKPT_DUE_SHARE;
-	ck->due_ns = CKPT_DUE_NS;
+	ck->due_share = UT_CKPT_DUE_SHARE;
+	ck->due_ns = UT_CKPT_DUE_NS;
 	ut_mutex_init(&ck->mutex, UT_LATCH_CLEANER);
 	atomic_init(&ck->count, 0);
 }

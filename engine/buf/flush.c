@@ -14,7 +14,6 @@
 #include "base/probes.h"
 #include "buf/flush.h"
 
-#define CLEANER_IDLE_NS 1000000000ull
 #define DIRTY_HIGH_PCT 75
 /* how often adaptive flushing recomputes its target */
 #define FLUSH_TICK_NS 10000000ull
@@ -273,7 +272,7 @@ static void *cleaner_main(void *arg)
 	struct ut_flush *fl = c->fl;
 	uint64_t wait_ns = fl->adaptive ? FLUSH_TICK_NS :
 			   fl->forecast ? UT_PACE_POLL_NS :
-					  CLEANER_IDLE_NS;
+					  UT_CLEANER_IDLE_NS;
 	uint64_t idle_ns;
 	int n, timed_out, ret;
 
@@ -287,7 +286,7 @@ static void *cleaner_main(void *arg)
 			if (ut_cond_wait(&fl->work_cond, &fl->mutex,
 					 UT_LATCH_IDLE, wait_ns) == -ETIMEDOUT)
 				idle_ns += wait_ns;
-			timed_out = idle_ns >= CLEANER_IDLE_NS;
+			timed_out = idle_ns >= UT_CLEANER_IDLE_NS;
 		}
 		fl->free_wanted = 0;
 		if (fl->stopping) {

@@ -19,10 +19,29 @@
 #include "buf/redo_pace.h"
 #include "guard/guard.h"
 
+#include "log/redo.h"
+
 /* pages per flush batch at most (ut_engine_opts.batch; a guard may take
  * fewer: its max_batch) */
 #define UT_FLUSH_BATCH_MAX 1012u
-#include "log/redo.h"
+
+/*
+ * Pages per flush batch by default (ut_engine_opts_default): an extent of
+ * InnoDB's, what one segment of a new store's doublewrite file holds, so
+ * that a batch takes one segment.  A larger batch syncs less often for a
+ * guard that syncs per batch, and keeps more pages io-fixed while it is
+ * written.
+ */
+#define UT_FLUSH_BATCH_DEFAULT 64u
+
+/* Page cleaner threads by default: one per segment of a new store's
+ * doublewrite file (more cleaners than segments wait for a slot). */
+#define UT_FLUSH_CLEANERS_DEFAULT 2u
+
+/* An idle cleaner looks for work again this often (InnoDB's page
+ * cleaner: once a second); the forecast mode's more often
+ * (UT_PACE_POLL_NS). */
+#define UT_CLEANER_IDLE_NS 1000000000ull
 
 struct ut_flush;
 

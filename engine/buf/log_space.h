@@ -18,6 +18,10 @@
  *   + 3/32  what the commits under way may still add above the stop
  *           (btree.h): the log must take it, so 5/8 + 3/32 < 1
  *
+ * And how far the checkpoint moves before the cleaners publish it (each
+ * costs the data file's fdatasync): 1/16 of the log, or a second after
+ * the last; 1/32 or half a second in the forecast mode.
+ *
  * Why these values: docs/architecture.md (the engine's cleaners,
  * "Writer pacing" and its forecast mode) and the results it links.
  */
@@ -56,5 +60,23 @@
 
 /* The redo the commits under way may hold together, above the stop. */
 #define UT_TXN_LOG_SHARE(capacity) ((capacity) / 32 * 3)
+
+/*
+ * The cleaners' checkpoint is due when it would move by capacity /
+ * UT_CKPT_DUE_SHARE, or UT_CKPT_DUE_NS after the last, and at once when
+ * a writer waits for log space (ut_checkpoint_if_due): each costs the
+ * data file's fdatasync, so not after every batch; the age writers see
+ * lags the oldest dirty page's by up to that much.
+ */
+#define UT_CKPT_DUE_SHARE 16
+#define UT_CKPT_DUE_NS 1000000000ull
+
+/*
+ * The forecast mode's cadence: a thirty-second or half a second, as a
+ * sixteenth's or a second's lag would eat the margin between its target
+ * (19/32) and the stop; above the urgent age (39/64) at once.
+ */
+#define UT_PACE_CKPT_SHARE 32
+#define UT_PACE_CKPT_NS 500000000ull
 
 #endif

@@ -63,13 +63,9 @@
 	50000000ull /* one sleep at most, then look again */
 #define UT_PACE_CALM_NS 10000000000ull /* below a quarter this long: off */
 /* The forecast mode's flushing: idle eager cleaners look for work this
- * often (not once a second), the checkpoint is published at 1/32 of the
- * log or 500 ms (not 1/16 or 1 s: the lag of the published age would
- * eat the margin between target, 19/32, and stop), and at once above
- * 39/64, where the rate is cut too. */
+ * often (not once a second: UT_CLEANER_IDLE_NS), and the checkpoint is
+ * published more often (log_space.h: UT_PACE_CKPT_SHARE). */
 #define UT_PACE_POLL_NS 10000000ull
-#define UT_PACE_CKPT_SHARE 32
-#define UT_PACE_CKPT_NS 500000000ull
 
 struct ut_redo_pace {
 	uint64_t capacity; /* the redo log's usable bytes */

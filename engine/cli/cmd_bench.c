@@ -38,58 +38,65 @@ static const char bench_overview[] =
 	"'untorn bench write --help' and 'untorn bench scan --help' give each\n"
 	"one's options.\n";
 
-static const char bench_help[] =
-	"usage: untorn bench write DIR [--regime commit|flush] [--threads T] [--seconds S]\n"
-	"                         [--warmup S] [--commit sync|lazy] [--update-pct P]\n"
-	"                         [--txn-writes N] [--value-size B] [--pool SIZE]\n"
-	"                         [--cleaners N] [--flushing adaptive|eager] [--rows N]\n"
-	"                         [--pacing forecast|age|off] [--json] [--wait S]\n"
-	"\n"
-	"T threads (default 4) run transactions for S seconds (default 10): each is\n"
-	"N row writes (default 1), each an update of a random existing key (P%,\n"
-	"default 75) or an insert of a new key, then one commit: fdatasync of the\n"
-	"redo log (sync, the default) or flushed every 100 ms (lazy).  The writes\n"
-	"of a transaction are all or nothing: applied together at its commit\n"
-	"(with several, each row names its transaction's next, for verify).\n"
-	"Prints TPS (transactions a second), the latency of a\n"
-	"whole transaction p50/p95/p99, pages written, bytes the device wrote,\n"
-	"fsyncs, doublewrite slot wait time, and latch waits per class.\n"
-	"--cleaners (default 2) page cleaner threads share the store's\n"
-	"doublewrite segments (2 by default): more cleaners than segments wait\n"
-	"for slots.  --rows N: keys 0..N-1 exist (as after `load --rows N`);\n"
-	"without it the store is scanned to find out.\n"
-	"--ack-fd FD writes \"KEY VERSION\" of every acknowledged row write to FD;\n"
-	"--ack-dev PATH writes each as a record of its own, one logical block,\n"
-	"with O_DIRECT|O_DSYNC, to a block device (or file) for power-cut replays\n"
-	"(read back with the zero bytes removed; `untorn verify --acks`).\n"
-	"\n"
-	"--warmup S runs S seconds more first, not counted.  Every second's TPS\n"
-	"is kept: the table and --json give the median second, the worst second\n"
-	"over the median, the seconds below half and a quarter of the median, the\n"
-	"longest stretch below half, the time to settle (seconds from the\n"
-	"writers' start, warm-up included, to the first second after which none\n"
-	"falls below half the median; --json also gives the warm-up's seconds),\n"
-	"and the time row writes waited for log space (the log-free check at 5/8\n"
-	"of the log).\n"
-	"--flushing eager (the default: the cleaners flush flat out while the\n"
-	"checkpoint age is over a tenth of the log) or adaptive (they follow the\n"
-	"age and the redo rate from half the log on).  --pacing forecast (the\n"
-	"default; on says the same) gives writers a redo rate from a tenth of\n"
-	"the log on: what lets the cleaners, at their measured page rate, write\n"
-	"every page dirty now before the age reaches 19/32 of the log.  age: the\n"
-	"rate the checkpoint freed over the last turn, pulled toward 9/16, from\n"
-	"half the log on (the default before; bursts for a minute after a cold\n"
-	"start).  off: writers run until the stop at 5/8 and wait there (for\n"
-	"comparisons).\n"
-	"--regime names a whole set, which options given as well override:\n"
-	"  commit  --commit sync --threads 4 --update-pct 75 --txn-writes 1\n"
-	"          --seconds 10 (every commit waits for fdatasync: bound by the\n"
-	"          commit path)\n"
-	"  flush   --commit lazy --threads 8 --update-pct 100 --txn-writes 4\n"
-	"          --seconds 120 --warmup 20 (innodb_flush_log_at_trx_commit=2,\n"
-	"          oltp_write_only's four row writes a transaction: bound by page\n"
-	"          writes once the store is many times the log; see bench-matrix)\n"
-	"\n" CLI_WAIT_HELP;
+/* The help, with the engine's defaults it states from where they are set. */
+static void bench_help(void)
+{
+	struct ut_engine_opts d;
+
+	ut_engine_opts_default(&d);
+	printf("usage: untorn bench write DIR [--regime commit|flush] [--threads T] [--seconds S]\n"
+	       "                         [--warmup S] [--commit sync|lazy] [--update-pct P]\n"
+	       "                         [--txn-writes N] [--value-size B] [--pool SIZE]\n"
+	       "                         [--cleaners N] [--flushing adaptive|eager] [--rows N]\n"
+	       "                         [--pacing forecast|age|off] [--json] [--wait S]\n"
+	       "\n"
+	       "T threads (default 4) run transactions for S seconds (default 10): each is\n"
+	       "N row writes (default 1), each an update of a random existing key (P%%,\n"
+	       "default 75) or an insert of a new key, then one commit: fdatasync of the\n"
+	       "redo log (sync, the default) or flushed every 100 ms (lazy).  The writes\n"
+	       "of a transaction are all or nothing: applied together at its commit\n"
+	       "(with several, each row names its transaction's next, for verify).\n"
+	       "Prints TPS (transactions a second), the latency of a\n"
+	       "whole transaction p50/p95/p99, pages written, bytes the device wrote,\n"
+	       "fsyncs, doublewrite slot wait time, and latch waits per class.\n"
+	       "--cleaners (default %u) page cleaner threads share the store's\n"
+	       "doublewrite segments (2 by default): more cleaners than segments wait\n"
+	       "for slots.  --rows N: keys 0..N-1 exist (as after `load --rows N`);\n"
+	       "without it the store is scanned to find out.\n"
+	       "--ack-fd FD writes \"KEY VERSION\" of every acknowledged row write to FD;\n"
+	       "--ack-dev PATH writes each as a record of its own, one logical block,\n"
+	       "with O_DIRECT|O_DSYNC, to a block device (or file) for power-cut replays\n"
+	       "(read back with the zero bytes removed; `untorn verify --acks`).\n"
+	       "\n"
+	       "--warmup S runs S seconds more first, not counted.  Every second's TPS\n"
+	       "is kept: the table and --json give the median second, the worst second\n"
+	       "over the median, the seconds below half and a quarter of the median, the\n"
+	       "longest stretch below half, the time to settle (seconds from the\n"
+	       "writers' start, warm-up included, to the first second after which none\n"
+	       "falls below half the median; --json also gives the warm-up's seconds),\n"
+	       "and the time row writes waited for log space (the log-free check at 5/8\n"
+	       "of the log).\n"
+	       "--flushing eager (the default: the cleaners flush flat out while the\n"
+	       "checkpoint age is over a tenth of the log) or adaptive (they follow the\n"
+	       "age and the redo rate from half the log on).  --pacing forecast (the\n"
+	       "default; on says the same) gives writers a redo rate from a tenth of\n"
+	       "the log on: what lets the cleaners, at their measured page rate, write\n"
+	       "every page dirty now before the age reaches 19/32 of the log.  age: the\n"
+	       "rate the checkpoint freed over the last turn, pulled toward 9/16, from\n"
+	       "half the log on (the default before; bursts for a minute after a cold\n"
+	       "start).  off: writers run until the stop at 5/8 and wait there (for\n"
+	       "comparisons).\n"
+	       "--regime names a whole set, which options given as well override:\n"
+	       "  commit  --commit sync --threads 4 --update-pct 75 --txn-writes 1\n"
+	       "          --seconds 10 (every commit waits for fdatasync: bound by the\n"
+	       "          commit path)\n"
+	       "  flush   --commit lazy --threads 8 --update-pct 100 --txn-writes 4\n"
+	       "          --seconds 120 --warmup 20 (innodb_flush_log_at_trx_commit=2,\n"
+	       "          oltp_write_only's four row writes a transaction: bound by page\n"
+	       "          writes once the store is many times the log; see bench-matrix)\n"
+	       "\n" CLI_WAIT_HELP,
+	       d.cleaners);
+}
 
 struct bench {
 	struct ut_engine *eng;
@@ -816,7 +823,7 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 				return -1;
 			break;
 		case 'h':
-			fputs(bench_help, stdout);
+			bench_help();
 			return 1;
 		default:
 			return cli_bad_option("bench", argv);

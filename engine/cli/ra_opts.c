@@ -42,6 +42,7 @@ int cli_ra_check(const struct cli_ra *ra, uint64_t pool_bytes)
 {
 	/* the smallest pool, in MiB, that takes the window */
 	uint64_t pool_mib = (2 * ra->lra_size + (1 << 20) - 1) >> 20;
+	char dflt[32]; /* the default pool, as --pool would say it */
 
 	if (ra->sleep_given && ra->spare_given)
 		return cli_usage_fail(ra->cmd,
@@ -51,12 +52,14 @@ int cli_ra_check(const struct cli_ra *ra, uint64_t pool_bytes)
 				      "the device's figures go together: give both --device-iops and --device-mbps");
 	if (!ra->lra_arg || ra->lra_size <= pool_bytes / 2)
 		return 0;
+	snprintf(dflt, sizeof(dflt), "%lluM",
+		 (unsigned long long)(pool_bytes >> 20));
 	return cli_usage_fail(ra->cmd,
 			      "--lra-size %s is %s the %s%s buffer pool (a window takes half of it at most: the next is read from half way through it, and the last quarter keeps the internal pages and the hot set); give --pool %lluM or more, or a smaller --lra-size",
 			      ra->lra_arg,
 			      ra->lra_size > pool_bytes ? "larger than" :
 							  "more than half of",
-			      ra->pool_arg ? ra->pool_arg : "128M",
+			      ra->pool_arg ? ra->pool_arg : dflt,
 			      ra->pool_arg ? "" : " (default)",
 			      (unsigned long long)pool_mib);
 }
