@@ -21,8 +21,7 @@
 /* a turn is at least two of the rate's adjustments, the shortest the
  * forecast can follow: a pool of a few hundred pages written thousands
  * a second turns in a quarter second, and a floor of 0.5 s halved the
- * rate it allows (an 8 MiB log on the HDD model, the journal guard: 1.25x
- * the rows at 0.2 s, docs/results/2026-12-03-turn-floor.md) */
+ * rate it allows (docs/guards.md, the flush-bound regime) */
 #define FC_TURN_MIN_S (2.0 * UT_PACE_ADJUST_NS / 1e9)
 /* how hard the oldest dirty page's age pulls: 1 + GAIN (target - age) / C */
 #define FC_GAIN 1.0
@@ -32,14 +31,13 @@
 #define FC_RAISE_S 0.5
 /* the redo writers add in this long is kept under the stop: three and a
  * half of the rate's adjustments (UT_PACE_ADJUST_NS), which a small log
- * needs (docs/results/2026-11-27-forecast-target.md) */
+ * needs (fc_target) */
 #define FC_REACT_S 0.35
 /* pacing turns off once both ages have stayed at most on_age this long:
  * after a stop the cleaners drain the pool and the checkpoint leaps
  * under on_age, and writers let go at once add, before the next
- * adjustment, what takes a small log back to the stop (8 MiB on the HDD
- * model, the journal guard: writers stopped up to 22 % of the time,
- * docs/results/2026-12-03-journal-stop-bounce.md) */
+ * adjustment, what takes a small log back to the stop (docs/architecture.md,
+ * "Writer pacing, forecast mode") */
 #define FC_OFF_S 1.0
 
 void ut_redo_pace_forecast(struct ut_redo_pace *p, uint64_t on_age)
@@ -78,7 +76,7 @@ static int fc_calm(struct ut_redo_pace *p, const struct ut_pace_sample *s)
  * the stop; the margin grows with the rate because the rate is set
  * every 100 ms and the checkpoint published at most every 1/32 of the
  * log, and in a small log a thirty-second is less than that lag's redo
- * (docs/results/2026-11-27-forecast-target.md). */
+ * (docs/architecture.md, "Writer pacing, forecast mode"). */
 static double fc_target(const struct ut_redo_pace *p)
 {
 	uint64_t stop = UT_FLUSH_STOP(p->capacity),
@@ -96,11 +94,11 @@ static double fc_target(const struct ut_redo_pace *p)
 /* How long the stall so far has held the checkpoint, counted in the
  * redo the writers added through it at the rate they were allowed: the
  * age the room must take.  Where the writers wait for the stalled
- * cleaners' pages too it is shorter than the stall (on the HDD model at
- * 150 000 rows a room of the stall's length cost 30 % of the rows,
- * docs/results/2026-11-29-journal-room-bound.md).  From the sample
- * before the stall, since it began after that one; at most the stall
- * as counted in samples (as before), and that near the stop. */
+ * cleaners' pages too it is shorter than the stall, and a room of the
+ * stall's length cost rows (docs/architecture.md, "Writer pacing,
+ * forecast mode").  From the sample before the stall, since it began
+ * after that one; at most the stall as counted in samples (as before),
+ * and that near the stop. */
 static double fc_stall_redo_s(const struct ut_redo_pace *p,
 			      const struct ut_pace_sample *s)
 {
@@ -159,11 +157,9 @@ static void fc_page_rate(struct ut_redo_pace *p, const struct ut_pace_sample *s,
  * age the stop judges is the oldest page's plus this.  The target's
  * margin holds what the publishing interval makes of it (FC_REACT_S);
  * a checkpoint whose sync takes longer trails further (the atomic guard
- * on XFS without hardware atomic writes: 200-500 ms an fdatasync on the
- * HDD model, a trail of up to 1.6 MiB at 2 MiB/s of redo, writers
- * stopped 2.7-4.5 % of their time in an 8 MiB log; on the cloud model
- * at 400 000 rows 80 ms and 5.6 MiB at 15 MiB/s, within the margin).
- * The largest trail lately, forgotten over FC_LAG_FORGET_S. */
+ * on XFS without hardware atomic writes, whose fdatasync is slow on a
+ * disk: docs/architecture.md, "Writer pacing, forecast mode").  The
+ * largest trail lately, forgotten over FC_LAG_FORGET_S. */
 static void fc_lag(struct ut_redo_pace *p, const struct ut_pace_sample *s,
 		   double dt)
 {

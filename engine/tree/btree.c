@@ -346,12 +346,11 @@ static int relink_leaves(struct ut_mtr *m, struct ut_frame *left,
  * The share of a splitting node's bytes kept on the left, in 1/64ths:
  * 19..45 (0.30..0.70), fixed per page number (a hash, no state).  Cut in
  * the middle, the nodes of a tree grown by random inserts fill in step
- * (each grows in proportion to its size), so they split in waves: at
- * 16 KiB pages its leaves per 1 000 rows swung from 10.3 to 8.3 and back
- * between 200 000 and 300 000 rows, and a node 1.8 % smaller made 7-10 %
- * more leaves at some sizes.  Halves of unequal size fill at different
- * times and the waves die out: 10.3-10.5 at every size from 100 000 to
- * 1 200 000 rows (the middle cut's fill between its crests).
+ * (each grows in proportion to its size), so they split in waves and the
+ * tree's size jumps with the row count and with a node's capacity.
+ * Halves of unequal size fill at different times and the waves die out,
+ * the tree as full as the middle cut's between its crests
+ * (docs/architecture.md, "The engine"; shape_test holds it).
  */
 static uint32_t split_share(uint32_t page_no)
 {
