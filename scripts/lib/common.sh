@@ -273,8 +273,11 @@ dir_unwritable() {
 	return 0
 }
 
-# jget FILE KEY: one top-level field of a JSON file
-jget() { py -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+# jget [--default VALUE] FILE KEY[.KEY...]... [-- FILE KEY...]...: the
+# scripts' one JSON reader (scripts/lib/jget.py): fields of JSON files,
+# one a line, a KEY a path of names and list indexes (jobs.0.read.iops);
+# FILE - is stdin.  A missing field is an error, or VALUE with --default
+jget() { py "$top/scripts/lib/jget.py" "$@"; }
 
 # json_set FILE KEY VALUE...: adds string fields to a JSON object file
 json_set() {

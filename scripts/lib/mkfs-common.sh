@@ -200,14 +200,13 @@ fscheck_cmd() {
 # PAGE on DIR; sets verdict to its reason.  Without untorn-fscheck it
 # cannot tell, says so, and lets the report below say it is not built.
 atomic_guard_safe() {
-	local f
+	local f safe=""
 	f=$(fscheck_cmd)
 	[ -n "$f" ] || { verdict="untorn-fscheck not built"; return 0; }
-	verdict=$("$f" "$1" --page-size "$2" --json | py -c '
-import json, sys
-v = json.load(sys.stdin)["untorn_atomic"]
-print(v["reason"])
-sys.exit(0 if v["safe"] else 1)')
+	verdict=""
+	{ read -r safe; IFS= read -r verdict; } < <("$f" "$1" --page-size "$2" --json |
+		jget - untorn_atomic.safe untorn_atomic.reason)
+	[ "$safe" = True ]
 }
 
 # report MOUNTPOINT FSTYPE OPTIONS PAGE: the fstab line and the verdicts
