@@ -9,17 +9,12 @@
 # user's own disk or directory).  fio writes over what it is given.
 
 # fio_run PATH RW BS SECONDS [fio args]: one fio job, QD1, O_DIRECT;
-# prints "iops MB/s mean-latency-ms"
+# prints "iops MB/s mean-latency-ms" (scripts/lib/fio_calibration.py)
 fio_run() {
 	local path=$1 rw=$2 bs=$3 secs=$4
 	shift 4
 	fio --name=cal --filename="$path" --direct=1 --rw="$rw" --bs="$bs" --iodepth=1 \
-		--runtime="$secs" --time_based --output-format=json "$@" 2>/dev/null | py -c '
-import json, sys
-j = json.load(sys.stdin)["jobs"][0]
-r = j["read"] if j["read"]["io_bytes"] else j["write"]
-lat = j["sync"]["lat_ns"]["mean"] if j.get("sync", {}).get("lat_ns", {}).get("mean") else r["clat_ns"]["mean"]
-print("%.0f %.1f %.2f" % (r["iops"], r["bw_bytes"] / 1e6, lat / 1e6))' 2>/dev/null
+		--runtime="$secs" --time_based --output-format=json "$@" 2>/dev/null | py "$top/scripts/lib/fio_calibration.py" figures 2>/dev/null
 }
 
 # fio_measured PATH WHAT RESULT: a fio run that did I/O, or stop at
@@ -67,14 +62,7 @@ fio_calibrate() {
 # randread_16k_iops, randread_16k_qd32_iops, randwrite_16k_iops,
 # seqread_1m_mb_s, seqwrite_4k_iops, seqwrite_4k_mb_s, fdatasync_ms)
 fio_json() {
-	py - "$1" "${fio_results[@]}" <<'PY'
-import json, sys
-f = [s.split() for s in sys.argv[2:]]
-print(json.dumps({"device": sys.argv[1], "randread_16k_iops": int(f[0][0]),
-                  "randread_16k_qd32_iops": int(f[1][0]), "randwrite_16k_iops": int(f[2][0]),
-                  "seqread_1m_mb_s": float(f[3][1]), "seqwrite_4k_iops": int(f[4][0]),
-                  "seqwrite_4k_mb_s": float(f[4][1]), "fdatasync_ms": float(f[5][2])}))
-PY
+	py "$top/scripts/lib/fio_calibration.py" json "$1" "${fio_results[@]}"
 }
 
 # fio_table SECONDS: fio_calibrate's results as a table

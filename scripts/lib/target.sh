@@ -127,69 +127,7 @@ target_facts() {
 	if [ -d "$1" ]; then
 		fscheck=$("$UNTORN_FSCHECK" "$1" --json 2>/dev/null) || true
 	fi
-	py - "$1" "$2" "${3:-}" "$fscheck" <<'PY'
-import json, os, subprocess, sys
-path, out, dev, fscheck = sys.argv[1:5]
-facts = {"target": path, "kind": "directory" if os.path.isdir(path) else "device"}
-if facts["kind"] == "device":
-    dev = path
-fs = {}
-if fscheck:
-    try:
-        fs = json.loads(fscheck)
-    except ValueError:
-        fs = {}
-if facts["kind"] == "directory":
-    src = subprocess.run(["findmnt", "-no", "SOURCE", "-T", path], capture_output=True, text=True).stdout.strip()
-    dev = dev or src
-    for k in ("fstype", "mount_point", "mount_options", "data_mode", "block_size",
-              "atomic_write_unit_min", "atomic_write_unit_max", "stack_layers", "stack_atomic_unit"):
-        if k in fs:
-            facts["fs_" + k if not k.startswith(("fs", "mount")) else k] = fs[k]
-    facts["source"] = src
-    if fs.get("fstype") in ("ext4", "ext3"):
-        d = subprocess.run(["dumpe2fs", "-h", src], capture_output=True, text=True).stdout
-        for line in d.splitlines():
-            if line.startswith(("Journal size:", "Total journal size:")):
-                facts["jbd2_journal_size"] = line.split(":", 1)[1].strip()
-name = os.path.basename(os.path.realpath(dev)) if dev else ""
-sysd = "/sys/class/block/" + name
-if name and os.path.exists(sysd + "/partition"):
-    whole = os.path.basename(os.path.dirname(os.path.realpath(sysd)))
-else:
-    whole = name
-facts["device"] = "/dev/" + name if name else ""
-facts["disk"] = whole
-def rd(p):
-    try:
-        return open(p).read().strip()
-    except OSError:
-        return None
-q = "/sys/block/%s/queue/" % whole
-for k, f in (("rotational", "rotational"), ("logical_block_size", "logical_block_size"),
-             ("physical_block_size", "physical_block_size"), ("queue_depth", "nr_requests"),
-             ("write_cache", "write_cache"), ("atomic_write_unit_min_bytes", "atomic_write_unit_min_bytes"),
-             ("atomic_write_unit_max_bytes", "atomic_write_unit_max_bytes"),
-             ("atomic_write_boundary_bytes", "atomic_write_boundary_bytes"),
-             ("atomic_write_max_bytes", "atomic_write_max_bytes")):
-    v = rd(q + f)
-    if v is not None:
-        facts[k] = int(v) if v.isdigit() else v
-model = " ".join(x for x in (rd("/sys/block/%s/device/vendor" % whole), rd("/sys/block/%s/device/model" % whole)) if x)
-if not model and whole.startswith("loop"):
-    model = "loop device on " + (rd("/sys/block/%s/loop/backing_file" % whole) or "?")
-facts["model"] = model or "unknown"
-json.dump(facts, open(out, "w"), indent=1)
-print("%s: %s (%s), %s, %s/%s-byte blocks, queue %s, cache %s, atomic writes %s%s" % (
-    path, facts["device"] or "?", facts["model"],
-    "rotational" if facts.get("rotational") == 1 else "non-rotational",
-    facts.get("logical_block_size", "?"), facts.get("physical_block_size", "?"),
-    facts.get("queue_depth", "?"), facts.get("write_cache", "?"),
-    "%s-%s bytes" % (facts.get("atomic_write_unit_min_bytes"), facts.get("atomic_write_unit_max_bytes"))
-    if facts.get("atomic_write_unit_max_bytes") else "none",
-    ("; %s %s, journal %s" % (facts.get("fstype"), facts.get("mount_options"), facts.get("jbd2_journal_size", "-")))
-    if facts["kind"] == "directory" else ""))
-PY
+	py "$top/scripts/lib/target_facts.py" "$1" "$2" "${3:-}" "$fscheck"
 }
 
 # target_calibrate PATH OUT-JSON SECONDS: fio's figures for the target
