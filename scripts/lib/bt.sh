@@ -70,23 +70,5 @@ bt_stop_pid() {
 # fdinfo, counted once per prog_id.  The kernel counts them only while
 # the sysctl kernel.bpf_stats_enabled is 1 (two clock reads per run).
 bt_prog_runtime() {
-	py - <<'PY'
-import glob, os
-seen, runs, ns = set(), 0, 0
-for comm in glob.glob("/proc/[0-9]*/comm"):
-    try:
-        if open(comm).read().strip() != "bpftrace":
-            continue
-        pid_dir = os.path.dirname(comm)
-        for fd in os.listdir(pid_dir + "/fdinfo"):
-            f = dict(l.split(":", 1) for l in open("%s/fdinfo/%s" % (pid_dir, fd)) if ":" in l)
-            prog_id = f.get("prog_id", "").strip()
-            if prog_id and prog_id not in seen and "run_time_ns" in f:
-                seen.add(prog_id)
-                runs += int(f["run_cnt"])
-                ns += int(f["run_time_ns"])
-    except OSError:	# a process or fd gone while read
-        continue
-print(runs, ns)
-PY
+	py "$top/scripts/lib/bpf_runtime.py"
 }
