@@ -67,6 +67,10 @@ CLI_OBJS   := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 HEADERS    := $(wildcard engine/*.h $(LIB_DIRS:%=engine/%/*.h) engine/include/*.h engine/include/untorn/*.h engine/cli/*.h \
 	      fs-integration/fscaps/*.h fs-integration/mysql/*.h fs-integration/probe/*.h fs-integration/kmod/untorn_jw_uapi.h)
 
+# the library's API, all it installs under include/ (untorn.h includes
+# them); its own headers are beside their sources (engine/LAYERS)
+PUBLIC_HEADERS := $(wildcard engine/include/untorn/*.h)
+
 STATIC_LIB := $(BUILD)/libuntorn.a
 SHARED_LIB := $(BUILD)/libuntorn.so.$(VERSION)
 SONAME     := libuntorn.so.$(SOVERSION)
@@ -283,8 +287,7 @@ install: all man
 	ln -sf libuntorn.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libuntorn.so
 	install -m 644 engine/include/untorn.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 engine/include/untorn/*.h fs-integration/fscaps/fscaps.h \
-		$(DESTDIR)$(PREFIX)/include/untorn/
+	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(PREFIX)/include/untorn/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 		engine/untorn.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/untorn.pc
 	$(if $(HAVE_FUSE3),install -m 755 $(HDD) $(DESTDIR)$(PREFIX)/bin/untorn-hdd)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <untorn/engine.h>
+#include "base/err.h"
 #include "engine_int.h"
 #include "mtr/recover.h"
 #include "store/placement.h"

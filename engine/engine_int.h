@@ -10,7 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <untorn/engine.h>
-#include <untorn/store.h>
+#include "store/store.h"
 #include "buf/bpool.h"
 #include "buf/checkpoint.h"
 #include "buf/flush.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * scan_model.c - what a device could do with a scan (untorn/scan_model.h):
+ * scan_model.c - what a device could do with a scan (scan_model.h):
  * the least time it could read the tree's leaves in (the bound), read-ahead's
  * merging fitted to its figures, and the cold start a scan benchmark
  * begins with (every page written, the pool and the page cache emptied).
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include <untorn/scan_model.h>
-#include <untorn/sysio.h>
+#include "scan_model.h"
+#include "io/sysio.h"
 #include "tree/btree.h"
 #include "tree/scan_bound.h"
 #include "engine_int.h"

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <untorn/engine.h>
+#include "base/err.h"
 #include "engine_int.h"
 
 struct txn_write {

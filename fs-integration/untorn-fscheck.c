@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <untorn/parse.h>
+#include "base/parse.h"
 #include "cli/json_quote.h"
 #include "fscaps/fscaps.h"
 #include "guard/guard.h"

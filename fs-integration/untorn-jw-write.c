@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <untorn/jw.h>
-#include <untorn/parse.h>
+#include "base/parse.h"
 
 static const char usage[] =
 	"usage: untorn-jw-write [--dsync] [--fill BYTE] [--count N] [--plain] [--syncer]\n"

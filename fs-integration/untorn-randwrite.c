@@ -26,7 +26,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <untorn/parse.h>
+#include "base/parse.h"
 #include "cli/json_quote.h"
 #include "fscaps.h"
 

@@ -45,10 +45,10 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <untorn/crc32c.h>
 #include <untorn/engine.h>
-#include <untorn/store.h>
-#include <untorn/sysio.h>
+#include "base/crc32c.h"
+#include "store/store.h"
+#include "io/sysio.h"
 #include "acks.h"
 #include "rowgen.h"
 #include "ktap.h"

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <untorn/crc32c.h>
+#include "base/crc32c.h"
 #include "ktap.h"
 
 struct vector {

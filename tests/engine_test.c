@@ -16,7 +16,7 @@
 #include <string.h>
 #include <untorn/engine.h>
 #include <untorn/store.h>
-#include <untorn/sysio.h>
+#include "io/sysio.h"
 #include "rowgen.h"
 #include "ktap.h"
 #include "testlib.h"

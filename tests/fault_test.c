@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <untorn/check.h>
-#include <untorn/store.h>
-#include <untorn/sysio.h>
+#include "store/check.h"
+#include "store/store.h"
+#include "io/sysio.h"
 #include "ktap.h"
 #include "testlib.h"
 

@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <untorn/engine.h>
-#include <untorn/scan_model.h>
 #include <untorn/store.h>
-#include <untorn/sysio.h>
+#include "scan_model.h"
+#include "io/sysio.h"
 #include "rowgen.h"
 #include "ktap.h"
 #include "testlib.h"

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "base/err.h"
 #include "guard/guard.h"
 
 #define TG_FILE "untorn.testguard"

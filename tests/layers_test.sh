@@ -41,9 +41,9 @@ line=$(grep -n '#include "tree/btree.h"' "$scratch/t/engine/base/err.c" | cut -d
 ok $? "an upward include fails, named: $(head -1 "$scratch/out")"
 
 copy
-printf '#include <untorn/engine.h>\n' >>"$scratch/t/engine/include/untorn/page.h"
+printf '#include <untorn/engine.h>\n' >>"$scratch/t/engine/include/untorn/guard.h"
 "$check" --root "$scratch/t" >"$scratch/out" 2>&1
-[ $? -eq 1 ] && grep -q "engine/include/untorn/page.h:[0-9]*: includes <untorn/engine.h> of layer engine, above its own layer page" "$scratch/out"
+[ $? -eq 1 ] && grep -q "engine/include/untorn/guard.h:[0-9]*: includes <untorn/engine.h> of layer engine, above its own layer guard" "$scratch/out"
 ok $? "a public header that includes upward fails too"
 
 copy

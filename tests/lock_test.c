@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <untorn/engine.h>
-#include <untorn/store.h>
+#include "store/store.h"
 #include "ktap.h"
 #include "testlib.h"
 

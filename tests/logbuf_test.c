@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <untorn/crc32c.h>
+#include "base/crc32c.h"
 #include "base/bytes.h"
 #include "log/redo.h"
 #include "ktap.h"

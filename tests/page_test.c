@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <untorn/page.h>
+#include "page/page.h"
 #include "ktap.h"
 
 static unsigned char disk[UT_PAGE_SIZE_MAX], disk2[UT_PAGE_SIZE_MAX];

@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <untorn/ring.h>
-#include <untorn/sysio.h>
+#include "io/ring.h"
+#include "io/sysio.h"
 #include "ktap.h"
 #include "testlib.h"
 

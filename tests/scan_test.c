@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <untorn/engine.h>
-#include <untorn/scan_model.h>
 #include <untorn/store.h>
-#include <untorn/sysio.h>
+#include "scan_model.h"
+#include "io/sysio.h"
 #include "layout.h"
 #include "rowgen.h"
 #include "ktap.h"

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <time.h>
 #include <untorn/engine.h>
-#include <untorn/scan_model.h>
 #include <untorn/store.h>
+#include "scan_model.h"
 #include "engine_int.h"
 #include "tree/btree.h"
 #include "rowgen.h"

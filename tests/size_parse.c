@@ -8,7 +8,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <untorn/parse.h>
+#include "base/parse.h"
 
 int main(int argc, char **argv)
 {

@@ -7,7 +7,7 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <untorn/store.h>
+#include "store/store.h"
 #include "ktap.h"
 #include "testlib.h"
 

@@ -5,7 +5,7 @@
  */
 #include <stdint.h>
 #include <string.h>
-#include <untorn/crc32c.h>
+#include "base/crc32c.h"
 
 #define CRC32C_POLY_REFLECTED 0x82f63b78u
 

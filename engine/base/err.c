@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <untorn/err.h>
+#include "base/err.h"
 
 int ut_err_set(struct ut_err *err, int ret, const char *fmt, ...)
 {

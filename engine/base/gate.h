@@ -10,7 +10,7 @@
 #define UNTORN_GATE_H
 
 #include <pthread.h>
-#include <untorn/latch.h>
+#include "base/latch.h"
 
 struct ut_gate {
 	struct ut_mutex mutex;

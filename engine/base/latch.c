@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <time.h>
-#include <untorn/latch.h>
+#include "base/latch.h"
 #include "base/probes.h"
 
 static struct {

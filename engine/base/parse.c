@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <untorn/parse.h>
+#include "base/parse.h"
 
 /*
  * The one rule for sizes, in the untorn command, untorn-fscheck and the

@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <untorn/ring.h>
+#include "base/err.h"
+#include "io/ring.h"
 #include "buf/bpool.h"
 #include "base/mem.h"
 

@@ -19,9 +19,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <untorn/err.h>
-#include <untorn/latch.h>
-#include <untorn/page.h>
-#include <untorn/ring.h>
+#include "base/latch.h"
+#include "page/page.h"
+#include "io/ring.h"
 
 enum ut_frame_state {
 	UT_FRAME_FREE,

@@ -11,8 +11,8 @@
 #define UNTORN_CHECKPOINT_H
 
 #include <stdatomic.h>
-#include <untorn/latch.h>
-#include <untorn/store.h>
+#include "base/latch.h"
+#include "store/store.h"
 #include "buf/bpool.h"
 #include "guard/guard.h"
 #include "log/redo.h"

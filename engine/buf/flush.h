@@ -11,8 +11,8 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
-#include <untorn/latch.h>
-#include <untorn/ring.h>
+#include "base/latch.h"
+#include "io/ring.h"
 #include "buf/bpool.h"
 #include "buf/checkpoint.h"
 #include "buf/flush_rate.h"

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <untorn/ring.h>
+#include "io/ring.h"
 #include "base/mem.h"
 #include "buf/readahead.h"
 

@@ -8,7 +8,7 @@
 #define UT_READAHEAD_H
 
 #include <stdint.h>
-#include <untorn/ring.h>
+#include "io/ring.h"
 #include "buf/bpool.h"
 
 /* One batch of read-ahead in flight: runs of adjacent pages (and of pages

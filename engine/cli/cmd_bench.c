@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <untorn/engine.h>
-#include <untorn/latch.h>
+#include "base/latch.h"
 #include "ack_dev.h"
 #include "cli.h"
 #include "fscaps.h"

@@ -4,8 +4,8 @@
  * exit 0 clean, 1 corrupt pages found, 2 error.
  */
 #include <stdio.h>
-#include <untorn/check.h>
-#include <untorn/store.h>
+#include "store/check.h"
+#include "store/store.h"
 #include "cli.h"
 
 static const char check_help[] =

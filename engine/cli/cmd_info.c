@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include <untorn/crc32c.h>
-#include <untorn/store.h>
+#include "base/crc32c.h"
+#include "store/store.h"
 #include "cli.h"
 #include "guard/guard.h"
 #include "log/redo.h"

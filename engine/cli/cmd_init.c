@@ -6,9 +6,9 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <untorn/page.h>
-#include <untorn/parse.h>
 #include <untorn/store.h>
+#include "page/page.h"
+#include "base/parse.h"
 #include "cli.h"
 #include "guard/guard.h"
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <untorn/engine.h>
-#include <untorn/latch.h>
-#include <untorn/parse.h>
+#include "base/latch.h"
+#include "base/parse.h"
 #include "cli.h"
 #include "layout.h"
 #include "load_from.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <untorn/engine.h>
-#include <untorn/scan_model.h>
+#include "scan_model.h"
 #include "cli.h"
 #include "ra_opts.h"
 #include "scan_defaults.h"

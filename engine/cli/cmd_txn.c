@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <untorn/engine.h>
+#include "base/err.h"
 #include "cli.h"
 
 static const char txn_help[] =

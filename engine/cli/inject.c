@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <untorn/sysio.h>
+#include "io/sysio.h"
 #include "cli.h"
 
 static unsigned tear_blocks;

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <untorn/store.h>
+#include "store/store.h"
 #include "cli.h"
 #include "dump_file.h"
 #include "load_from.h"

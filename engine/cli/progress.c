@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 #include <unistd.h>
-#include <untorn/latch.h>
+#include "base/latch.h"
 #include "progress.h"
 
 #define PROGRESS_EVERY_NS 1000000000ull

@@ -11,7 +11,7 @@
 #include <getopt.h>
 #include <stdint.h>
 #include <untorn/engine.h>
-#include <untorn/scan_model.h>
+#include "scan_model.h"
 
 /* clang-format off */
 #define CLI_RA_OPTIONS						\

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <untorn/store.h>
+#include "store/store.h"
 #include "buf/bpool.h"
 #include "log/redo.h"
 #include "tree/btree.h"

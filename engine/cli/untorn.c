@@ -11,7 +11,7 @@
 #include <string.h>
 #include <untorn/engine.h>
 #include <untorn/err.h>
-#include <untorn/parse.h>
+#include "base/parse.h"
 #include "cli.h"
 
 #ifndef UNTORN_VERSION

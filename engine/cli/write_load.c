@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/latch.h"
 #include "rowgen.h"
 #include "write_load.h"
 

@@ -9,9 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <untorn/crc32c.h>
-#include <untorn/ring.h>
-#include <untorn/sysio.h>
+#include "base/err.h"
+#include "base/crc32c.h"
+#include "io/ring.h"
+#include "io/sysio.h"
 #include "base/bytes.h"
 #include "guard/dblwr.h"
 #include "io/file.h"

@@ -18,8 +18,8 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <untorn/err.h>
-#include <untorn/latch.h>
-#include <untorn/page.h>
+#include "base/latch.h"
+#include "page/page.h"
 
 #define UT_DBLWR_FILE "untorn.dblwr"
 #define UT_DBLWR_HDR 4096u

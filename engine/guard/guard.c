@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "base/err.h"
 #include "guard/guard.h"
 
 #define UT_GUARD(name) extern const struct ut_guard_ops ut_guard_##name;

@@ -29,9 +29,9 @@
 #include <stdint.h>
 #include <untorn/err.h>
 #include <untorn/guard.h>
-#include <untorn/page.h>
-#include <untorn/ring.h>
-#include <untorn/superblock.h>
+#include "page/page.h"
+#include "io/ring.h"
+#include "page/superblock.h"
 #include "fscaps.h"
 
 /* Whether pages go through O_DIRECT (store_open.c opens page_fd so). */

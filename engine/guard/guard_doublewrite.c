@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <untorn/parse.h>
+#include "base/err.h"
+#include "base/parse.h"
 #include "guard/dblwr.h"
 #include "guard/guard.h"
 

@@ -21,7 +21,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include <untorn/jw.h>
-#include <untorn/sysio.h>
+#include "base/err.h"
+#include "io/sysio.h"
 #include "guard/guard.h"
 
 /* The guard's state. */

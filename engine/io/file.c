@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <untorn/sysio.h>
+#include "base/err.h"
+#include "io/sysio.h"
 #include "base/mem.h"
 #include "io/file.h"
 

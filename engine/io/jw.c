@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-#include <untorn/err.h>
 #include <untorn/jw.h>
+#include "base/err.h"
 #include "untorn_jw_uapi.h"
 
 int ut_jw_open(void)

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <untorn/latch.h>
-#include <untorn/ring.h>
-#include <untorn/sysio.h>
+#include "base/latch.h"
+#include "io/ring.h"
+#include "io/sysio.h"
 #include "base/probes.h"
 
 #define UT_RING_THREAD_DEPTH 256

@@ -8,7 +8,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include <untorn/jw.h>
-#include <untorn/sysio.h>
+#include "io/sysio.h"
 
 static int sys_open(const char *path, int flags, mode_t mode)
 {

@@ -11,8 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <untorn/crc32c.h>
-#include <untorn/sysio.h>
+#include "base/err.h"
+#include "base/crc32c.h"
+#include "io/sysio.h"
 #include "fscaps.h"
 #include "base/probes.h"
 #include "base/bytes.h"

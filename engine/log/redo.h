@@ -29,8 +29,8 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <untorn/err.h>
-#include <untorn/latch.h>
-#include <untorn/ring.h>
+#include "base/latch.h"
+#include "io/ring.h"
 
 #define UT_LOG_FILE "untorn.redo"
 #define UT_LOG_BLOCK 512u

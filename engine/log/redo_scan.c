@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <untorn/crc32c.h>
+#include "base/err.h"
+#include "base/crc32c.h"
 #include "base/bytes.h"
 #include "base/mem.h"
 #include "log/redo.h"

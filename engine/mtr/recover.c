@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/err.h"
 #include "base/bytes.h"
 #include "buf/readahead.h"
 #include "mtr/mtr.h"

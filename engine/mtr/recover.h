@@ -8,7 +8,7 @@
 
 #include <untorn/err.h>
 #include <untorn/recovery.h>
-#include <untorn/store.h>
+#include "store/store.h"
 #include "buf/bpool.h"
 #include "buf/checkpoint.h"
 #include "buf/flush.h"

@@ -5,8 +5,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <untorn/crc32c.h>
-#include <untorn/page.h>
+#include "base/crc32c.h"
+#include "page/page.h"
 #include "base/bytes.h"
 
 #define BH_CRC 0

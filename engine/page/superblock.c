@@ -4,9 +4,9 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <untorn/crc32c.h>
-#include <untorn/page.h>
-#include <untorn/superblock.h>
+#include "base/crc32c.h"
+#include "page/page.h"
+#include "page/superblock.h"
 #include "base/bytes.h"
 
 #define SEC_MAGIC 0

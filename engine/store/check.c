@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <untorn/check.h>
+#include "base/err.h"
+#include "store/check.h"
 #include "base/mem.h"
 
 static double now_seconds(void)

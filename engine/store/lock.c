@@ -39,7 +39,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <untorn/store.h>
+#include "store/store.h"
 
 #define POLL_MIN_NS 1000000ull /* first retry after 1 ms */
 #define POLL_MAX_NS 50000000ull /* at most 50 ms between tries */

@@ -17,6 +17,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 #include <linux/magic.h>
+#include "base/err.h"
 #include "store/placement.h"
 
 int ut_place_check_dir(const char *what, const char *dir, struct ut_err *err)

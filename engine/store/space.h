@@ -9,8 +9,8 @@
 #define UNTORN_SPACE_H
 
 #include <stdint.h>
-#include <untorn/latch.h>
-#include <untorn/store.h>
+#include "base/latch.h"
+#include "store/store.h"
 
 struct ut_space {
 	struct ut_store *store;

@@ -14,8 +14,9 @@
 #include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
-#include <untorn/store.h>
-#include <untorn/sysio.h>
+#include "base/err.h"
+#include "store/store.h"
+#include "io/sysio.h"
 #include "guard/guard.h"
 #include "fscaps.h"
 #include "base/mem.h"
@@ -274,7 +275,7 @@ static int init_check_opts(const struct ut_init_opts *o, struct ut_err *err)
 }
 
 /* Below 4 KiB a full header in every block costs 1.2-4.7 % of a page: such
- * blocks take the compact layout (untorn/page.h). */
+ * blocks take the compact layout (page/page.h). */
 static enum ut_layout layout_for(uint32_t block_size)
 {
 	return block_size < 4096 ? UT_LAYOUT_COMPACT : UT_LAYOUT_FULL;

@@ -11,9 +11,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <untorn/crc32c.h>
-#include <untorn/store.h>
-#include <untorn/sysio.h>
+#include "base/err.h"
+#include "base/crc32c.h"
+#include "store/store.h"
+#include "io/sysio.h"
 #include "base/bytes.h"
 #include "fscaps.h"
 #include "guard/guard.h"

@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
-#include <untorn/latch.h>
+#include "base/latch.h"
 #include "base/gate.h"
 #include "buf/log_space.h"
 #include "mtr/mtr.h"

@@ -6,7 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <untorn/err.h>
+#include "base/err.h"
 #include "fscaps.h"
 
 /*

@@ -20,8 +20,8 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <untorn/err.h>
-#include <untorn/parse.h>
+#include "base/err.h"
+#include "base/parse.h"
 #include "cli/json_quote.h"
 #include "fscaps.h"
 #include "fstab_line.h"

@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <untorn/crc32c.h>
-#include <untorn/page.h>
+#include "base/crc32c.h"
+#include "page/page.h"
 #include "guard/dblwr.h"
 
 #define PS 4096u

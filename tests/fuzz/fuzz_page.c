@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <untorn/page.h>
+#include "page/page.h"
 
 static const uint32_t page_sizes[] = { 4096, 8192, 16384, 65536 };
 static const uint32_t block_sizes[] = { 512, 1024, 4096, 4096 };

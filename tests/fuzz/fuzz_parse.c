@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <untorn/parse.h>
 #include <untorn/guard.h>
+#include "base/parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <untorn/crc32c.h>
+#include "base/crc32c.h"
 #include "log/redo.h"
 
 static struct ut_redo log;

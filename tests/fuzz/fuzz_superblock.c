@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <untorn/superblock.h>
+#include "page/superblock.h"
 
 static int sb_error(int ret)
 {

@@ -17,7 +17,6 @@
 
 #include <stdint.h>
 #include <untorn/err.h>
-#include <untorn/latch.h>
 #include <untorn/recovery.h>
 
 enum ut_commit_mode {

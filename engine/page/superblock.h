@@ -25,10 +25,10 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <untorn/page.h>
+#include "page/page.h"
 
 #define UT_FORMAT_VERSION 1u
-/* A store whose pages use the compact layout (untorn/page.h) is version 2,
+/* A store whose pages use the compact layout (page/page.h) is version 2,
  * so a build that knows only version 1 refuses it instead of reading its
  * blocks as damaged. */
 #define UT_FORMAT_COMPACT 2u
@@ -38,7 +38,7 @@
 #define UT_CKPT_MAGIC "UNTORNCK"
 #define UT_LSN_START 524u /* first byte after the header of log block 1 */
 
-/* The guard field: a guard's id (untorn/guard.h), 1 to this; which ids
+/* The guard field: a guard's id (<untorn/guard.h>), 1 to this; which ids
  * a build knows is its guard table's, and an open refuses another. */
 #define UT_GUARD_ID_MAX 255u
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * untorn/scan_model.h - what a device could do with a scan: its read
+ * scan_model.h - what a device could do with a scan: its read
  * figures, the least time it could read the tree's leaves in, logical
  * read-ahead's merging fitted to them, and the cold start a scan
  * benchmark begins with.  For measuring scans (untorn bench scan,
- * scripts/scan-matrix), not for reading rows: untorn/engine.h has those.
+ * scripts/scan-matrix), not for reading rows: <untorn/engine.h> has those.
  */
 #ifndef UNTORN_SCAN_MODEL_H
 #define UNTORN_SCAN_MODEL_H

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <untorn/ring.h> /* enum ut_op */
+#include "io/ring.h" /* enum ut_op */
 
 struct io_uring;
 struct io_uring_params;

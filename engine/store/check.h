@@ -7,7 +7,7 @@
 #define UNTORN_CHECK_H
 
 #include <stdint.h>
-#include <untorn/store.h>
+#include "store/store.h"
 
 #define UT_CHECK_BATCH 64 /* pages read per io_uring_submit */
 
