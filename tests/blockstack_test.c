@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "blockstack.h"
 #include "fscaps.h"
+#include "guard/guard.h"
 #include "ktap.h"
 
 /* paths here are short: a cut one fails its case, never silently */
@@ -124,7 +125,7 @@ static int sector_says(const struct ut_block_stack *st, const char *t,
 	c.cow = !strcmp(t, "btrfs");
 	c.stack = *st;
 	memset(&v, 0, sizeof(v));
-	ut_verdict_sector(&c, 16384, block, &v);
+	ut_guard_find("sector")->verdict(&c, 16384, block, &v);
 	if (v.safe == safe && strstr(v.reason, words) && (safe || v.fix[0]))
 		return 1;
 	ktap_diag("sector, %s, %u-byte blocks: %s: %s; fix: %s", t, block,

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * guard_test.c - a fifth guard, "test", that exists only to prove a
+ * guard_test.c - a sixth guard, "test", that exists only to prove a
  * guard is one file plus one line in guard_list.h: compiled into the
  * library of the build-testguard tree (make TEST_GUARD=1), never into
  * the real one.  guards_plugin_test.sh runs init, info, check, recover,
- * bench and crash-sim with it.
+ * bench and crash-sim with it, and shows that crash-matrix, bench-matrix
+ * and the kernel suite take it up from `untorn guards`.
  *
  * What it does is small but real: pages are written in place and synced
  * after every batch (a page torn between blocks is rebuilt from redo by
- * the block-granular format, as under the journal guard, whose verdict
- * it borrows); it keeps a file of its own, untorn.testguard, holding a
+ * the block-granular format, as under the journal guard, and it is safe
+ * where ext4's data journal keeps each block whole); it keeps a file of its own, untorn.testguard, holding a
  * magic and the --test-note given at init; its private state counts the
  * batches it wrote (reported as its statistics' slot waits, so the test
  * sees them reach `bench write --json`); its restore phase checks its
@@ -139,6 +140,15 @@ static void tg_stats(struct ut_open_guard *g, struct ut_guard_stats *s)
 	s->slot_waits = atomic_load(&tg->batches);
 }
 
+/* Safe where ext4 journals each block whole: its pages go through
+ * pwrite, never untorn_jw, so a one-LSN page is not. */
+static void tg_verdict(const struct ut_fscaps *c, uint32_t page_size,
+		       uint32_t block_size, struct ut_verdict *v)
+{
+	ut_fscaps_journal_keeps(c, page_size, block_size, 0,
+				"use --guard doublewrite", v);
+}
+
 static const struct ut_guard_file tg_file = {
 	.name = TG_FILE,
 	.label = "testguard",
@@ -156,7 +166,7 @@ const struct ut_guard_ops ut_guard_test = {
 	.restore_phase = "test-restore",
 	.file = &tg_file,
 	.opts = tg_opts,
-	.verdict = ut_verdict_journalled,
+	.verdict = tg_verdict,
 	.init_check = tg_init_check,
 	.create = tg_create,
 	.open = tg_open,

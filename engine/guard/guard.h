@@ -123,8 +123,11 @@ struct ut_guard_ops {
 	const struct ut_guard_file *file; /* NULL: none */
 	const struct ut_guard_opt *opts; /* ends with { 0 }; NULL: none */
 
-	/* Is the guard safe on this filesystem (fscaps' facts): fills v
-	 * (NULL: never).  fs_unusable is checked before. */
+	/* Is the guard safe on this filesystem: fills v, judged in the
+	 * guard's file from fscaps' facts (what ext4's journal keeps whole,
+	 * copy-on-write, the unit the devices write whole) and worded with
+	 * ut_verdict_say (NULL: never).  ut_fscaps_unusable is checked
+	 * before. */
 	void (*verdict)(const struct ut_fscaps *c, uint32_t page_size,
 			uint32_t block_size, struct ut_verdict *v);
 	/* init: the options' values checked, nothing made (NULL: none) */

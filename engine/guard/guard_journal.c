@@ -246,11 +246,23 @@ static const char *journal_page_writes(uint32_t sb_flags, char *note,
 	return how;
 }
 
+/*
+ * Safe where ext4 journals the file data and keeps each block whole (or,
+ * through untorn_jw, each page): the pages go through the module when it
+ * is loaded.
+ */
+static void journal_verdict(const struct ut_fscaps *c, uint32_t page_size,
+			    uint32_t block_size, struct ut_verdict *v)
+{
+	ut_fscaps_journal_keeps(c, page_size, block_size, 1,
+				"use --guard doublewrite", v);
+}
+
 const struct ut_guard_ops ut_guard_journal = {
 	.id = UT_GUARD_JOURNAL,
 	.name = "journal",
 	.bench_fs = "ext4-journal",
-	.verdict = ut_verdict_journalled,
+	.verdict = journal_verdict,
 	.dir_setup = journal_dir_setup,
 	.dir_undo = journal_dir_undo,
 	.writer = journal_writer,

@@ -7,8 +7,11 @@
  * mount options such as data=journal, commit=, nobarrier), statfs (block
  * size), statx (DIOALIGN, WRITE_ATOMIC units), /sys/dev/block (rotational,
  * atomic_write_* limits), /proc/fs/jbd2/DEV/info (journal transaction
- * size).  Nothing here knows the engine: each guard's file names the
- * verdict below that is its own (ut_guard_ops.verdict).
+ * size).  Nothing here knows the engine or its guards: fscaps says what
+ * the filesystem does (what it journals, what the devices under it write
+ * whole, whether it copies on write), each in a sentence a verdict can
+ * quote, and each guard's file judges from them whether it is safe there
+ * (ut_guard_ops.verdict, engine/guard/).
  */
 #ifndef UNTORN_FSCAPS_H
 #define UNTORN_FSCAPS_H
@@ -112,29 +115,58 @@ int ut_fscaps_data_journalled(const struct ut_fscaps *c);
 int ut_fscaps_dir_journals_data(const char *dir);
 
 /*
- * The verdicts, one per kind of guard: is it safe for pages of page_size
- * bytes checksummed in blocks of block_size bytes (for a one-LSN-per-page
- * engine block_size == page_size)?  Each fills v whole; the caller has
- * ruled out an unusable filesystem first (ut_fscaps_unusable).
- *   copy_first   every page written to a synced copy first (doublewrite)
- *   journalled   ext4 journals file data (data=journal, chattr +j);
- *                uses_jw: pages go through /dev/untorn_jw when loaded
- *   atomic       O_DIRECT + RWF_ATOMIC within statx's atomic units
- *   in_place     pages overwritten in place, nothing else (none)
- *   sector       in place with O_DIRECT, each block within the unit the
- *                devices under the filesystem write whole (stack)
+ * Facts for the verdicts, each filling v (safe, reason, fix) as a verdict
+ * says it.  A fix may hold {mkfs-journal}, {mkfs-atomic} and
+ * {fix-journal} (the script's name as installed), {mount}, {device},
+ * {path} and {nocow}, which ut_verdict_say expands for c.
  */
-typedef void ut_verdict_fn(const struct ut_fscaps *c, uint32_t page_size,
-			   uint32_t block_size, struct ut_verdict *v);
-ut_verdict_fn ut_verdict_copy_first;
-ut_verdict_fn ut_verdict_journalled;
-ut_verdict_fn ut_verdict_atomic;
-ut_verdict_fn ut_verdict_in_place;
-ut_verdict_fn ut_verdict_sector;
+void ut_verdict_say(const struct ut_fscaps *c, struct ut_verdict *v, int safe,
+		    const char *fix, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
 /* What rules out every guard (no durable device, no cache flushes):
  * 1 with v filled, or 0. */
 int ut_fscaps_unusable(const struct ut_fscaps *c, struct ut_verdict *v);
+
+/* ext3/4 made without a journal, so nothing makes a page write whole:
+ * 1 with v filled (unsafe), or 0. */
+int ut_fscaps_no_journal(const struct ut_fscaps *c, struct ut_verdict *v);
+
+/* Copy-on-write proven for the whole path (btrfs with no NOCOW entry
+ * under it, zfs): 1 with v filled (safe; unsafe when a directory under
+ * it could not be read), or 0. */
+int ut_fscaps_cow_proven(const struct ut_fscaps *c, struct ut_verdict *v);
+
+/* btrfs, but something under the path is NOCOW (c->nocow): v says what
+ * is overwritten in place (unsafe); keep is the way on that needs no
+ * change (InnoDB's "keep innodb_doublewrite=ON"), which the fix starts
+ * with. */
+void ut_fscaps_nocow(const struct ut_fscaps *c, const char *keep,
+		     struct ut_verdict *v);
+
+/* How ext4 journals the data: "data=journal" or "chattr +j (on
+ * nodelalloc)", for a reason to quote. */
+const char *ut_fscaps_journalled_how(const struct ut_fscaps *c);
+
+/*
+ * What the filesystem's data journal keeps whole: are pages of page_size
+ * bytes checksummed in blocks of block_size bytes (block_size ==
+ * page_size: one LSN a page) written whole by ext4's journal here?  Fills
+ * v: safe when each block lies in one journalled filesystem block, or a
+ * page joins one jbd2 transaction through /dev/untorn_jw (uses_jw: the
+ * engine writes its pages through the module when it is loaded).  Not
+ * ext3/4: unsafe, the fix "make an ext4 filesystem mounted data=journal
+ * ({mkfs-journal}), or " followed by elsewhere.
+ */
+void ut_fscaps_journal_keeps(const struct ut_fscaps *c, uint32_t page_size,
+			     uint32_t block_size, int uses_jw,
+			     const char *elsewhere, struct ut_verdict *v);
+
+/* Whether the device itself writes a page_size write atomically, rather
+ * than the filesystem's software path (XFS 6.16+: out of place, remapped
+ * in a transaction): statx's unit_max_opt, or before it the device's
+ * units (sysfs); ext4 has no software path. */
+int ut_fscaps_atomic_in_hardware(const struct ut_fscaps *c, uint32_t page_size);
 
 /* InnoDB's question: is turning its doublewrite buffer off safe? */
 void ut_fscaps_innodb_verdict(const struct ut_fscaps *caps, uint32_t page_size,

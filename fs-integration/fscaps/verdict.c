@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * verdict.c - from the facts of a filesystem to "is this guard safe here",
- * one sentence of reason and one of fix.
+ * verdict.c - the facts a verdict quotes, each as a sentence of reason
+ * and one of fix (what rules every guard out, what ext4's journal keeps
+ * whole, copy-on-write, NOCOW, atomic writes in hardware), and InnoDB's
+ * verdict from them.  Whether a guard of untorn's is safe is its own
+ * file's (engine/guard/guard_NAME.c, ut_guard_ops.verdict).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -63,12 +66,8 @@ static void fix_expand(const struct ut_fscaps *c, const char *fix, char *out,
 	}
 }
 
-static void say(const struct ut_fscaps *c, struct ut_verdict *v, int safe,
-		const char *fix, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-static void say(const struct ut_fscaps *c, struct ut_verdict *v, int safe,
-		const char *fix, const char *fmt, ...)
+void ut_verdict_say(const struct ut_fscaps *c, struct ut_verdict *v, int safe,
+		    const char *fix, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -83,41 +82,42 @@ static void say(const struct ut_fscaps *c, struct ut_verdict *v, int safe,
 int ut_fscaps_unusable(const struct ut_fscaps *c, struct ut_verdict *v)
 {
 	if (!c->durable) {
-		say(c, v, 0,
-		    "put the store on a local ext4 or XFS filesystem on a real or loop block device",
-		    "%s keeps no crash-safe copy on a block device untorn can reason about",
-		    c->mnt.fstype[0] ? c->mnt.fstype : "this filesystem");
+		ut_verdict_say(c, v, 0,
+			       "put the store on a local ext4 or XFS filesystem on a real or loop block device",
+			       "%s keeps no crash-safe copy on a block device untorn can reason about",
+			       c->mnt.fstype[0] ? c->mnt.fstype :
+						  "this filesystem");
 		return 1;
 	}
 	if (!c->barrier) {
-		say(c, v, 0,
-		    "remount with barriers: mount -o remount,barrier {mount} (and drop nobarrier from /etc/fstab)",
-		    "mounted nobarrier: the device's write cache is never flushed, so no fdatasync proves anything");
+		ut_verdict_say(c, v, 0,
+			       "remount with barriers: mount -o remount,barrier {mount} (and drop nobarrier from /etc/fstab)",
+			       "mounted nobarrier: the device's write cache is never flushed, so no fdatasync proves anything");
 		return 1;
 	}
 	return 0;
 }
 
 /* ext4 without a journal: nothing makes a page write whole */
-static int no_journal(const struct ut_fscaps *c, struct ut_verdict *v)
+int ut_fscaps_no_journal(const struct ut_fscaps *c, struct ut_verdict *v)
 {
 	if (!c->no_journal)
 		return 0;
-	say(c, v, 0,
-	    "add a journal: unmount, tune2fs -O has_journal {device}, then mount with -o data=journal (or make a new filesystem with {mkfs-journal})",
-	    "this %s has no journal (made with -O ^has_journal): data=journal is impossible and pages are overwritten in place",
-	    c->mnt.fstype);
+	ut_verdict_say(c, v, 0,
+		       "add a journal: unmount, tune2fs -O has_journal {device}, then mount with -o data=journal (or make a new filesystem with {mkfs-journal})",
+		       "this %s has no journal (made with -O ^has_journal): data=journal is impossible and pages are overwritten in place",
+		       c->mnt.fstype);
 	return 1;
 }
 
 /*
  * btrfs, but something under the path is NOCOW: overwritten in place.
  * keep is the way on that needs no change ("keep innodb_doublewrite=ON",
- * "use --guard doublewrite"); the fix that follows it is the one that
- * works for what was found (tests/fscheck_test.sh follows each).
+ * or a guard's own); the fix that follows it is the one that works for
+ * what was found (tests/fscheck_test.sh follows each).
  */
-static void nocow_verdict(const struct ut_fscaps *c, const char *keep,
-			  struct ut_verdict *v)
+void ut_fscaps_nocow(const struct ut_fscaps *c, const char *keep,
+		     struct ut_verdict *v)
 {
 	char fix[512];
 
@@ -125,52 +125,52 @@ static void nocow_verdict(const struct ut_fscaps *c, const char *keep,
 		snprintf(fix, sizeof(fix),
 			 "%s, or remount with copy-on-write: mount -o remount,datacow {mount} (and drop nodatacow from /etc/fstab), then run this check again: files made while nodatacow stay NOCOW and it names them",
 			 keep);
-		say(c, v, 0, fix,
-		    "btrfs mounted nodatacow: every file made on it is overwritten in place, not copied on write, and a crash can tear its pages");
+		ut_verdict_say(c, v, 0, fix,
+			       "btrfs mounted nodatacow: every file made on it is overwritten in place, not copied on write, and a crash can tear its pages");
 		return;
 	}
 	if (c->nocow_path || c->nocow_dirs) {
 		snprintf(fix, sizeof(fix),
 			 "%s, or chattr -C %s and every NOCOW directory under it (a directory's flag clears; files already in them stay NOCOW: copy each, cp --reflink=never F F.new && mv F.new F, with the server stopped), then run this check again",
 			 keep, c->nocow_path ? "{path}" : "{nocow}");
-		say(c, v, 0, fix,
-		    "btrfs, but %s%s is NOCOW (chattr +C; %u NOCOW directories and %u NOCOW files under the path): every file made in it later is overwritten in place, not copied on write, and a crash can tear it",
-		    c->nocow_path ? "the path " : "the directory ",
-		    c->nocow_path ? c->path : c->nocow_first, c->nocow_dirs,
-		    c->nocow_files);
+		ut_verdict_say(c, v, 0, fix,
+			       "btrfs, but %s%s is NOCOW (chattr +C; %u NOCOW directories and %u NOCOW files under the path): every file made in it later is overwritten in place, not copied on write, and a crash can tear it",
+			       c->nocow_path ? "the path " : "the directory ",
+			       c->nocow_path ? c->path : c->nocow_first,
+			       c->nocow_dirs, c->nocow_files);
 		return;
 	}
 	snprintf(fix, sizeof(fix),
 		 "%s, or copy each NOCOW file into a new one, which the directory's copy-on-write then covers (cp --reflink=never F F.new && mv F.new F, with the server stopped: +C cannot be removed from a file with data), then run this check again",
 		 keep);
-	say(c, v, 0, fix,
-	    "btrfs, but %u of %u files under the path are NOCOW (chattr +C; the first: %s): their pages are overwritten in place, not copied on write, and a crash can tear them",
-	    c->nocow_files, c->files_seen, c->nocow_first);
+	ut_verdict_say(c, v, 0, fix,
+		       "btrfs, but %u of %u files under the path are NOCOW (chattr +C; the first: %s): their pages are overwritten in place, not copied on write, and a crash can tear them",
+		       c->nocow_files, c->files_seen, c->nocow_first);
 }
 
 /* copy-on-write proven for the whole path */
-static int cow_proven(const struct ut_fscaps *c, struct ut_verdict *v)
+int ut_fscaps_cow_proven(const struct ut_fscaps *c, struct ut_verdict *v)
 {
 	if (!c->cow)
 		return 0;
 	if (c->scan_incomplete) {
-		say(c, v, 0,
-		    "run the check as root, on the datadir itself (a path with fewer than 1 000 000 entries)",
-		    "%s, but not every directory under the path could be read (or it holds more than 1 000 000 entries), so a NOCOW file or directory (chattr +C) may be among them",
-		    c->mnt.fstype);
+		ut_verdict_say(c, v, 0,
+			       "run the check as root, on the datadir itself (a path with fewer than 1 000 000 entries)",
+			       "%s, but not every directory under the path could be read (or it holds more than 1 000 000 entries), so a NOCOW file or directory (chattr +C) may be among them",
+			       c->mnt.fstype);
 		return 1;
 	}
-	say(c, v, 1, NULL,
-	    "%s is copy-on-write: a page is never overwritten in place%s",
-	    c->mnt.fstype,
-	    strcmp(c->mnt.fstype, "btrfs") ?
-		    "" :
-		    " (no file or directory under the path is NOCOW)");
+	ut_verdict_say(c, v, 1, NULL,
+		       "%s is copy-on-write: a page is never overwritten in place%s",
+		       c->mnt.fstype,
+		       strcmp(c->mnt.fstype, "btrfs") ?
+			       "" :
+			       " (no file or directory under the path is NOCOW)");
 	return 1;
 }
 
 /* How the data is journalled, for the reasons. */
-static const char *journalled_how(const struct ut_fscaps *c)
+const char *ut_fscaps_journalled_how(const struct ut_fscaps *c)
 {
 	return c->data_mode == UT_DATA_JOURNAL ? "data=journal" :
 						 "chattr +j (on nodelalloc)";
@@ -180,15 +180,16 @@ static const char *journalled_how(const struct ut_fscaps *c)
 static void not_journalled(const struct ut_fscaps *c, struct ut_verdict *v)
 {
 	if (c->journal_flag && c->delalloc) {
-		say(c, v, 0,
-		    "mount with -o nodelalloc (set it in /etc/fstab too): ext4 journals a chattr +j file's data only without delayed allocation",
-		    "the files have chattr +j, but the mount delays allocation, so their data is not journalled and an interrupted page write stays torn");
+		ut_verdict_say(c, v, 0,
+			       "mount with -o nodelalloc (set it in /etc/fstab too): ext4 journals a chattr +j file's data only without delayed allocation",
+			       "the files have chattr +j, but the mount delays allocation, so their data is not journalled and an interrupted page write stays torn");
 		return;
 	}
-	say(c, v, 0,
-	    "mount with -o data=journal (ext4 cannot change it on remount: {fix-journal} {mount} prints the steps, fstab and journal size included) or use {mkfs-journal}; or mount with -o nodelalloc and chattr +j the store's directory before init (needs CAP_SYS_RESOURCE)",
-	    "mounted data=%s: file data is not journalled, so an interrupted page write stays torn",
-	    c->data_mode == UT_DATA_WRITEBACK ? "writeback" : "ordered");
+	ut_verdict_say(c, v, 0,
+		       "mount with -o data=journal (ext4 cannot change it on remount: {fix-journal} {mount} prints the steps, fstab and journal size included) or use {mkfs-journal}; or mount with -o nodelalloc and chattr +j the store's directory before init (needs CAP_SYS_RESOURCE)",
+		       "mounted data=%s: file data is not journalled, so an interrupted page write stays torn",
+		       c->data_mode == UT_DATA_WRITEBACK ? "writeback" :
+							   "ordered");
 }
 
 /* The split rate the reason quotes: this mount's, when it was measured. */
@@ -211,20 +212,22 @@ static const char *split_measured(const struct ut_fscaps *c, char *buf,
  * uses_jw: the engine writes its pages through /dev/untorn_jw when the
  * module is loaded (untorn's journal guard does; stock InnoDB does not)
  */
-static void journal_verdict(const struct ut_fscaps *c, uint32_t page_size,
-			    uint32_t block_size, int uses_jw,
-			    struct ut_verdict *v)
+void ut_fscaps_journal_keeps(const struct ut_fscaps *c, uint32_t page_size,
+			     uint32_t block_size, int uses_jw,
+			     const char *elsewhere, struct ut_verdict *v)
 {
-	char measured[160];
+	char measured[160], fix[256];
 
 	if (strcmp(c->mnt.fstype, "ext4") && strcmp(c->mnt.fstype, "ext3")) {
-		say(c, v, 0,
-		    "make an ext4 filesystem mounted data=journal ({mkfs-journal}), or use --guard doublewrite",
-		    "%s does not journal file data; only ext4 with data=journal does",
-		    c->mnt.fstype);
+		snprintf(fix, sizeof(fix),
+			 "make an ext4 filesystem mounted data=journal ({mkfs-journal}), or %s",
+			 elsewhere);
+		ut_verdict_say(c, v, 0, fix,
+			       "%s does not journal file data; only ext4 with data=journal does",
+			       c->mnt.fstype);
 		return;
 	}
-	if (no_journal(c, v))
+	if (ut_fscaps_no_journal(c, v))
 		return;
 	if (!ut_fscaps_data_journalled(c)) {
 		not_journalled(c, v);
@@ -232,40 +235,42 @@ static void journal_verdict(const struct ut_fscaps *c, uint32_t page_size,
 	}
 	if (block_size <= c->fs_block) {
 		if (block_size == page_size)
-			say(c, v, 1, NULL,
-			    "%s journals each %u-byte block whole and a %u-byte page fits in one block",
-			    journalled_how(c), c->fs_block, page_size);
+			ut_verdict_say(c, v, 1, NULL,
+				       "%s journals each %u-byte block whole and a %u-byte page fits in one block",
+				       ut_fscaps_journalled_how(c), c->fs_block,
+				       page_size);
 		else
-			say(c, v, 1, NULL,
-			    "%s journals each %u-byte block whole; a page torn between blocks is rebuilt block by block from redo (block-granular page format)",
-			    journalled_how(c), c->fs_block);
+			ut_verdict_say(c, v, 1, NULL,
+				       "%s journals each %u-byte block whole; a page torn between blocks is rebuilt block by block from redo (block-granular page format)",
+				       ut_fscaps_journalled_how(c),
+				       c->fs_block);
 		return;
 	}
 	if (c->fs_block < 4096) {
-		say(c, v, 0,
-		    "remake the filesystem with 4 KiB blocks (mkfs.ext4 -b 4096, as {mkfs-journal} does; the block size cannot be changed in place), then each 4 KiB block is journalled whole",
-		    "this ext4 has %u-byte blocks: data=journal keeps only %u bytes whole, so %u-byte pages (checksummed in %u-byte blocks) can tear",
-		    c->fs_block, c->fs_block, page_size, block_size);
+		ut_verdict_say(c, v, 0,
+			       "remake the filesystem with 4 KiB blocks (mkfs.ext4 -b 4096, as {mkfs-journal} does; the block size cannot be changed in place), then each 4 KiB block is journalled whole",
+			       "this ext4 has %u-byte blocks: data=journal keeps only %u bytes whole, so %u-byte pages (checksummed in %u-byte blocks) can tear",
+			       c->fs_block, c->fs_block, page_size, block_size);
 		return;
 	}
 	if (c->jw_module && uses_jw) {
-		say(c, v, 1, NULL,
-		    "the untorn_jw module is loaded and the engine writes each %u-byte page through it: the whole page joins one jbd2 transaction",
-		    page_size);
+		ut_verdict_say(c, v, 1, NULL,
+			       "the untorn_jw module is loaded and the engine writes each %u-byte page through it: the whole page joins one jbd2 transaction",
+			       page_size);
 		return;
 	}
 	if (c->jw_module) {
-		say(c, v, 0,
-		    "keep the doublewrite buffer, or have the engine write its pages through /dev/untorn_jw (ut_jw_pwrite() in libuntorn, untorn-jw-write)",
-		    "the untorn_jw module is loaded, but this engine writes %u-byte pages with pwrite(2), whose %u-byte blocks can straddle two jbd2 transactions",
-		    page_size, c->fs_block);
+		ut_verdict_say(c, v, 0,
+			       "keep the doublewrite buffer, or have the engine write its pages through /dev/untorn_jw (ut_jw_pwrite() in libuntorn, untorn-jw-write)",
+			       "the untorn_jw module is loaded, but this engine writes %u-byte pages with pwrite(2), whose %u-byte blocks can straddle two jbd2 transactions",
+			       page_size, c->fs_block);
 		return;
 	}
-	say(c, v, 0,
-	    "keep the doublewrite buffer, use pages of at most the block size (e.g. innodb_page_size=4k on 4 KiB blocks), or an engine with per-block LSNs (untorn)",
-	    "ext4 %s journals each %u-byte block under its own handle: a %u-byte page with one LSN can straddle two transactions and tear (%s)",
-	    journalled_how(c), c->fs_block, page_size,
-	    split_measured(c, measured, sizeof(measured)));
+	ut_verdict_say(c, v, 0,
+		       "keep the doublewrite buffer, use pages of at most the block size (e.g. innodb_page_size=4k on 4 KiB blocks), or an engine with per-block LSNs (untorn)",
+		       "ext4 %s journals each %u-byte block under its own handle: a %u-byte page with one LSN can straddle two transactions and tear (%s)",
+		       ut_fscaps_journalled_how(c), c->fs_block, page_size,
+		       split_measured(c, measured, sizeof(measured)));
 }
 
 /*
@@ -274,149 +279,13 @@ static void journal_verdict(const struct ut_fscaps *c, uint32_t page_size,
  * ext4 has no software path; XFS says so in statx's unit_max_opt from
  * 6.16, and before it had only the device's units (sysfs).
  */
-static int atomic_in_hardware(const struct ut_fscaps *c, uint32_t page_size)
+int ut_fscaps_atomic_in_hardware(const struct ut_fscaps *c, uint32_t page_size)
 {
 	if (!strcmp(c->mnt.fstype, "ext4"))
 		return 1;
 	if (c->atomic_max_opt)
 		return c->atomic_max_opt >= page_size;
 	return c->dev_atomic_unit_max >= page_size;
-}
-
-static void atomic_verdict(const struct ut_fscaps *c, uint32_t page_size,
-			   struct ut_verdict *v)
-{
-	if (ut_fscaps_data_journalled(c)) {
-		say(c, v, 0,
-		    "use an XFS filesystem made with reflink ({mkfs-atomic}), or the journal guard here",
-		    "ext4 %s turns O_DIRECT into buffered writes, and RWF_ATOMIC needs O_DIRECT",
-		    journalled_how(c));
-		return;
-	}
-	if (!c->atomic_max) {
-		say(c, v, 0,
-		    "make XFS with mkfs.xfs -m reflink=1 (Linux >= 6.16; {mkfs-atomic}) or use a device with atomic writes",
-		    "statx reports no atomic write support on this filesystem and device");
-		return;
-	}
-	if (page_size > c->atomic_max || page_size < c->atomic_min) {
-		say(c, v, 0,
-		    "use a page size from the atomic range, or mount XFS with a larger max_atomic_write=",
-		    "statx allows atomic writes of %u..%u bytes, not %u-byte pages",
-		    c->atomic_min, c->atomic_max, page_size);
-		return;
-	}
-	if (atomic_in_hardware(c, page_size))
-		say(c, v, 1, NULL,
-		    "statx allows atomic writes of %u..%u bytes, hardware atomic writes: the device writes each %u-byte page whole in place (O_DIRECT, RWF_ATOMIC)",
-		    c->atomic_min, c->atomic_max, page_size);
-	else
-		say(c, v, 1, NULL,
-		    "statx allows atomic writes of %u..%u bytes, XFS's software atomic writes: each %u-byte page is written out of place and remapped whole (O_DIRECT, RWF_ATOMIC; the device has no atomic unit for it, and each write costs a logged remap)",
-		    c->atomic_min, c->atomic_max, page_size);
-}
-
-/*
- * The sector guard: pages overwritten in place with O_DIRECT, a page torn
- * between blocks rebuilt from redo; safe when each block lies within the
- * unit every layer under the filesystem writes whole (blockstack.c) and
- * within one filesystem block, on a filesystem that writes O_DIRECT in
- * place (ext4 without data journalling, XFS, btrfs NOCOW) or copies on
- * write (btrfs).
- */
-void ut_verdict_sector(const struct ut_fscaps *c, uint32_t page_size,
-		       uint32_t block_size, struct ut_verdict *v)
-{
-	const char *t = c->mnt.fstype;
-	char layers[512], fix[160];
-
-	ut_block_stack_describe(&c->stack, layers, sizeof(layers));
-	if (strcmp(t, "ext4") && strcmp(t, "ext3") && strcmp(t, "xfs") &&
-	    strcmp(t, "btrfs")) {
-		say(c, v, 0, "use --guard doublewrite",
-		    "untorn cannot tell how %s writes a block in place (it knows ext4, XFS and btrfs)",
-		    t);
-		return;
-	}
-	if (ut_fscaps_data_journalled(c)) {
-		say(c, v, 0, "use --guard journal, which this mount makes safe",
-		    "ext4 %s turns the sector guard's O_DIRECT writes into buffered ones, journalled like the journal guard's",
-		    journalled_how(c));
-		return;
-	}
-	if (block_size > c->fs_block) {
-		snprintf(fix, sizeof(fix),
-			 "make the store with --block-size %u or less",
-			 c->fs_block);
-		say(c, v, 0, fix,
-		    "a %u-byte block spans two %u-byte filesystem blocks, which need not lie side by side on the device",
-		    block_size, c->fs_block);
-		return;
-	}
-	if (c->cow && !c->scan_incomplete) {
-		say(c, v, 1, NULL,
-		    "%s is copy-on-write: a page is never overwritten in place, and a page torn between blocks is rebuilt from redo",
-		    t);
-		return;
-	}
-	if (!c->stack.unit) {
-		say(c, v, 0,
-		    "use --guard doublewrite (or journal on ext4 data=journal)",
-		    "the devices under %s cannot be shown to write any block whole: %s",
-		    t, c->stack.unknown);
-		return;
-	}
-	if (block_size > c->stack.unit) {
-		if (c->stack.unit >= 512)
-			snprintf(fix, sizeof(fix),
-				 "make the store with --block-size %u (init picks it when --block-size is not given), or use --guard doublewrite",
-				 c->stack.unit);
-		else
-			snprintf(fix, sizeof(fix), "use --guard doublewrite");
-		say(c, v, 0, fix,
-		    "the devices write %u bytes whole (%s): a %u-byte block can tear inside itself, which redo cannot rebuild",
-		    c->stack.unit, layers, block_size);
-		return;
-	}
-	say(c, v, 1, NULL,
-	    "each %u-byte block of a %u-byte page lies within the %u bytes the devices write whole (%s); a page torn between blocks is rebuilt block by block from redo",
-	    block_size, page_size, c->stack.unit, layers);
-}
-
-void ut_verdict_copy_first(const struct ut_fscaps *c, uint32_t page_size,
-			   uint32_t block_size, struct ut_verdict *v)
-{
-	(void)page_size;
-	(void)block_size;
-	say(c, v, 1, NULL,
-	    "every page is first written to the doublewrite file and synced, so a torn in-place page is restored from its copy");
-}
-
-void ut_verdict_journalled(const struct ut_fscaps *c, uint32_t page_size,
-			   uint32_t block_size, struct ut_verdict *v)
-{
-	journal_verdict(c, page_size, block_size, 1, v);
-}
-
-void ut_verdict_atomic(const struct ut_fscaps *c, uint32_t page_size,
-		       uint32_t block_size, struct ut_verdict *v)
-{
-	(void)block_size;
-	atomic_verdict(c, page_size, v);
-}
-
-void ut_verdict_in_place(const struct ut_fscaps *c, uint32_t page_size,
-			 uint32_t block_size, struct ut_verdict *v)
-{
-	(void)page_size;
-	(void)block_size;
-	if (cow_proven(c, v) || no_journal(c, v))
-		return;
-	if (c->nocow)
-		nocow_verdict(c, "use --guard doublewrite", v);
-	else
-		say(c, v, 0, "use --guard doublewrite, journal or atomic",
-		    "pages are overwritten in place with nothing to repair a torn one");
 }
 
 /*
@@ -444,26 +313,27 @@ void ut_fscaps_innodb_verdict(const struct ut_fscaps *c, uint32_t page_size,
 	memset(v, 0, sizeof(*v));
 	if (ut_fscaps_unusable(c, v))
 		return;
-	if (cow_proven(c, v))
+	if (ut_fscaps_cow_proven(c, v))
 		return;
 	if (c->nocow) {
-		nocow_verdict(c, "keep innodb_doublewrite=ON", v);
+		ut_fscaps_nocow(c, "keep innodb_doublewrite=ON", v);
 		return;
 	}
 	if (c->no_journal && page_size > c->fs_block) {
-		say(c, v, 0,
-		    "keep innodb_doublewrite=ON; a journal (unmount, tune2fs -O has_journal {device}, mount with -o data=journal) keeps pages whole only when they are no larger than the block (innodb_page_size=4k on 4 KiB blocks)",
-		    "this %s has no journal (made with -O ^has_journal) and overwrites %u-byte pages in place",
-		    c->mnt.fstype, page_size);
+		ut_verdict_say(c, v, 0,
+			       "keep innodb_doublewrite=ON; a journal (unmount, tune2fs -O has_journal {device}, mount with -o data=journal) keeps pages whole only when they are no larger than the block (innodb_page_size=4k on 4 KiB blocks)",
+			       "this %s has no journal (made with -O ^has_journal) and overwrites %u-byte pages in place",
+			       c->mnt.fstype, page_size);
 		return;
 	}
-	if (no_journal(c, v))
+	if (ut_fscaps_no_journal(c, v))
 		return;
 	if (ut_fscaps_data_journalled(c)) {
-		journal_verdict(c, page_size, page_size, 0, v);
+		ut_fscaps_journal_keeps(c, page_size, page_size, 0,
+					"keep innodb_doublewrite=ON", v);
 		return;
 	}
-	say(c, v, 0, innodb_fix(c, page_size),
-	    "%s overwrites %u-byte pages in place and a crash can tear them; InnoDB has one LSN per page and cannot rebuild a torn one",
-	    c->mnt.fstype, page_size);
+	ut_verdict_say(c, v, 0, innodb_fix(c, page_size),
+		       "%s overwrites %u-byte pages in place and a crash can tear them; InnoDB has one LSN per page and cannot rebuild a torn one",
+		       c->mnt.fstype, page_size);
 }
