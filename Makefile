@@ -35,8 +35,9 @@ CC         ?= cc
 # (build-address-undefined, build-thread) with the sanitizers on, and any
 # report fails the test that triggered it
 SANITIZE   ?=
-# TEST_GUARD=1: a build of its own (build-testguard) whose library holds a
-# fifth guard, tests/guard_test.c (guards_plugin_test.sh)
+# TEST_GUARD=1: a build of its own (build-testguard) whose library holds
+# one guard more, tests/guard_test.c, and its line in guard_list.h
+# (guards_plugin_test.sh)
 TEST_GUARD ?=
 comma      := ,
 BUILD      ?= build$(if $(SANITIZE),-$(subst $(comma),-,$(SANITIZE)))$(if $(TEST_GUARD),-testguard)

@@ -24,7 +24,7 @@ command -v fio >/dev/null || ktap_skip_rest "fio jobs" "fio not installed (apt-g
 # every pattern parses with each device include
 bad=""
 for dev in ssd hdd; do
-	for job in doublewrite journal atomic redo reads; do
+	for job in $(cd "$top/fio-jobs" && ls ./*.fio | sed 's|^\./||; s|\.fio$||' | grep -vx 'ssd\|hdd'); do
 		"$top/scripts/fio-compare" --print-job $job --device $dev > "$scratch/job.fio"
 		env -i PATH="$PATH" DIR="$scratch" fio --parse-only "$scratch/job.fio" >/dev/null 2>"$scratch/err" ||
 			bad="$bad $job+$dev($(head -1 "$scratch/err"))"

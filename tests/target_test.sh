@@ -35,6 +35,7 @@ ktap_plan 23
 losetup -f >/dev/null 2>&1 || ktap_skip_rest target "no free loop device"
 
 bm=$top/scripts/bench-matrix
+untorn=${UNTORN:-$top/build/untorn}
 fscheck=${UNTORN_FSCHECK:-$top/build/untorn-fscheck}
 # the shortest runs that still measure: 2000 rows, 1 s, one thread
 quick=(--regime commit --threads 1 --seconds 1 --rows 2000)
@@ -198,6 +199,22 @@ refused "a device too small for the rows: refused, naming what it needs" "too sm
 dir_state() {
 	(cd "$1" && find . -printf '%p %s %m\n' | sort && digest .)
 }
+# honoured DIR: the guards bench-matrix --target DIR runs, sorted, each
+# followed by a space: those whose verdict passes there (untorn-fscheck,
+# the device's facts and the block size init picks included) and those
+# init takes only with --unsafe; from the guard table, no list here
+honoured() {
+	local g json
+	json=$("$fscheck" "$1" --json 2>/dev/null)
+	for g in $("$untorn" guards --list); do
+		[ -n "$("$untorn" guards --get init_flags "$g")" ] ||
+			[ "$(echo "$json" | python3 -c 'import json, sys
+print(int(json.load(sys.stdin).get("untorn_" + sys.argv[1], {}).get("safe", 0)))' "$g" 2>/dev/null)" = 1 ] &&
+			echo "$g"
+	done | sort | tr '\n' ' '
+}
+nguards=$("$untorn" guards --list | wc -l)
+
 # 9-11: the guards each filesystem honours, and why not the others
 loopfs ord 2G "mkfs.ext4 -q" ""
 loopfs jnl 2G "mkfs.ext4 -q" "data=journal"
@@ -213,14 +230,8 @@ for fs in ord jnl xfs; do
 	grep -E "not run|target" "$scratch/out-$fs" | head -8 | sed 's/^/# /'
 	ran=$(cd "$scratch/o-$fs" 2>/dev/null && ls target-*-t1.json 2>/dev/null | sed 's/target-\(.*\)-t1.json/\1/' | sort | tr '\n' ' ')
 	notrun=$(grep -c "not run on target: .*not safe here" "$scratch/out-$fs")
-	safe_atomic=$("$fscheck" "$d" --json 2>/dev/null | python3 -c 'import json,sys; print(int(json.load(sys.stdin)["untorn_atomic"]["safe"]))' 2>/dev/null)
-	case $fs in
-	ord) want="doublewrite none sector " ;;
-	jnl) want="doublewrite journal none " ;;
-	xfs) want="doublewrite none sector "
-	     [ "$safe_atomic" = 1 ] && want="atomic doublewrite none sector " ;;
-	esac
-	nwant=$((5 - $(echo $want | wc -w)))
+	want=$(honoured "$d")
+	nwant=$((nguards - $(echo $want | wc -w)))
 	[ $rc -eq 0 ] && [ "$ran" = "$want" ] && [ "$notrun" -eq $nwant ] && [ "$state" = "$(dir_state "$d")" ]
 	ok $? "--target DIR on $(findmnt -no FSTYPE -T "$d") $(findmnt -no OPTIONS -T "$d" | cut -c1-40): ran ${want% }; $nwant not run, each with its reason; the directory as it was"
 done

@@ -2,8 +2,9 @@
 /*
  * cmd_guards.c - `untorn guards`: the guard table as users and scripts
  * read it.  The scripts take their lists of guards and each guard's facts
- * (init's --unsafe, the filesystem it is measured on) from here, never
- * from a list of their own.
+ * (init's --unsafe, the filesystem it is measured on, the filesystems it
+ * is safe and crash-tested on, its fio job) from here, never from a list
+ * of their own.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -33,7 +34,19 @@ static const char guards_help[] =
 	"                     safe_on (the scripts' filesystems, of ext4-ordered,\n"
 	"                     ext4-journal and xfs, on which its verdict can pass\n"
 	"                     as they are made, the device permitting; nothing\n"
-	"                     for a guard init takes only with --unsafe)\n";
+	"                     for a guard init takes only with --unsafe),\n"
+	"                     crash_fs (those the power-cut tests cut under it\n"
+	"                     on: where its verdict passes as they are made on a\n"
+	"                     loop device, with the block size init picks there;\n"
+	"                     its bench_fs for a guard that needs --unsafe),\n"
+	"                     crash_tested (yes when crash-matrix and the kernel\n"
+	"                     suite cut the power under it, or nothing),\n"
+	"                     single_lsn (one LSN a page, InnoDB's format, on its\n"
+	"                     safe_on filesystems: safe, untorn_jw (safe where\n"
+	"                     that module is loaded), no; nothing for a guard\n"
+	"                     init takes only with --unsafe), fio_job (its page\n"
+	"                     writes without the engine, fio-jobs/JOB.fio; or\n"
+	"                     nothing)\n";
 
 static const char *const direct_names[] = {
 	[UT_DIRECT_NEVER] = "never",
@@ -72,7 +85,14 @@ static const struct {
 	{ "xfs", "xfs", UT_DATA_NA },
 };
 
-static void kind_caps(unsigned k, struct ut_fscaps *c)
+/*
+ * Kind k's facts: with the device at its best (loop 0: atomic writes of
+ * up to 1 MiB, 4 KiB written whole), or as crash-sim and the kernel
+ * suite make it on a loop device (loop 1): 512-byte sectors, no atomic
+ * unit of its own, so only XFS's software atomic writes (out of place,
+ * Linux 6.16+) take an RWF_ATOMIC page.
+ */
+static void kind_caps(unsigned k, int loop, struct ut_fscaps *c)
 {
 	memset(c, 0, sizeof(*c));
 	snprintf(c->mnt.fstype, sizeof(c->mnt.fstype), "%s",
@@ -87,6 +107,33 @@ static void kind_caps(unsigned k, struct ut_fscaps *c)
 	c->atomic_min = 512;
 	c->atomic_max = 1u << 20;
 	c->stack.unit = 4096;
+	if (!loop)
+		return;
+	c->stack.unit = 512;
+	if (strcmp(fs_kinds[k].fstype, "xfs"))
+		c->atomic_min = c->atomic_max = 0;
+}
+
+#define N_KINDS (sizeof(fs_kinds) / sizeof(fs_kinds[0]))
+
+/* Whether the guard's verdict passes on kind k (loop: as kind_caps) for
+ * 16 KiB pages of block bytes (0: the block size init picks there), with
+ * the untorn_jw module loaded or not. */
+static int kind_safe(const struct ut_guard_ops *ops, unsigned k, int loop,
+		     uint32_t block, int jw)
+{
+	struct ut_guard_args args = { 0 };
+	struct ut_fscaps c;
+	struct ut_verdict v;
+	struct ut_err err;
+
+	kind_caps(k, loop, &c);
+	c.jw_module = jw;
+	if (!block && ops->block_size &&
+	    ops->block_size(&c, 16384, &args, &block, &err))
+		return 0;
+	ut_guard_verdict(ops, &c, 16384, block ? block : c.fs_block, &v);
+	return v.safe;
 }
 
 /* "ext4-ordered xfs": the kinds on which the guard's verdict passes for
@@ -94,22 +141,67 @@ static void kind_caps(unsigned k, struct ut_fscaps *c)
 static const char *safe_on(const struct ut_guard_ops *ops, char *buf,
 			   size_t len)
 {
-	struct ut_fscaps c;
-	struct ut_verdict v;
 	size_t n = 0;
 	unsigned k;
 
 	buf[0] = '\0';
 	if (ops->needs_unsafe)
 		return buf;
-	for (k = 0; k < sizeof(fs_kinds) / sizeof(fs_kinds[0]); k++) {
-		kind_caps(k, &c);
-		ut_guard_verdict(ops, &c, 16384, 4096, &v);
-		if (v.safe && n < len)
+	for (k = 0; k < N_KINDS; k++)
+		if (kind_safe(ops, k, 0, 4096, 0) && n < len)
 			n += snprintf(buf + n, len - n, "%s%s", n ? " " : "",
 				      fs_kinds[k].kind);
-	}
 	return buf;
+}
+
+/*
+ * "ext4-ordered xfs": the kinds the crash tests cut the power under it
+ * on: those its verdict passes on as they are made on a loop device,
+ * with the block size init picks there; for a guard that needs --unsafe
+ * (shown to detect torn pages, not to repair them), the one it is
+ * measured on.  "" for a guard no such filesystem takes.
+ */
+static const char *crash_fs(const struct ut_guard_ops *ops, char *buf,
+			    size_t len)
+{
+	size_t n = 0;
+	unsigned k;
+
+	if (ops->needs_unsafe) {
+		snprintf(buf, len, "%s",
+			 ops->bench_fs ? ops->bench_fs : "ext4-ordered");
+		return buf;
+	}
+	buf[0] = '\0';
+	for (k = 0; k < N_KINDS; k++)
+		if (kind_safe(ops, k, 1, 0, 0) && n < len)
+			n += snprintf(buf + n, len - n, "%s%s", n ? " " : "",
+				      fs_kinds[k].kind);
+	return buf;
+}
+
+/*
+ * One LSN a page (16 KiB blocks) on the kinds the guard is safe on:
+ * "safe" on every one, "untorn_jw" on every one once the module is
+ * loaded, else "no"; "" for a guard safe on none of them.
+ */
+static const char *single_lsn(const struct ut_guard_ops *ops)
+{
+	int any = 0, plain = 1, jw = 1;
+	unsigned k;
+
+	if (ops->needs_unsafe)
+		return "";
+	for (k = 0; k < N_KINDS; k++) {
+		if (!kind_safe(ops, k, 0, 4096, 0))
+			continue;
+		any = 1;
+		plain &= kind_safe(ops, k, 0, 16384, 0);
+		jw &= kind_safe(ops, k, 0, 16384, 1);
+	}
+	if (!any)
+		return "";
+	return plain ? "safe" : jw ? "untorn_jw" : "no";
 }
 
 /* One fact as text ("" when the guard has none of it); NULL: no such fact. */
@@ -148,14 +240,24 @@ static const char *fact(const struct ut_guard_ops *ops, const char *key,
 	}
 	if (!strcmp(key, "safe_on"))
 		return safe_on(ops, buf, len);
+	if (!strcmp(key, "single_lsn"))
+		return single_lsn(ops);
+	if (!strcmp(key, "crash_fs"))
+		return crash_fs(ops, buf, len);
+	if (!strcmp(key, "crash_tested"))
+		return crash_fs(ops, buf, len)[0] ? "yes" : "";
+	if (!strcmp(key, "fio_job"))
+		return ops->fio_job ? ops->fio_job : "";
 	return NULL;
 }
 
 static const char *const facts[] = {
-	"id",	   "help",	     "init_flags",
-	"expect",  "bench_fs",	     "whole_writes",
-	"direct",  "file",	     "restore_phase",
-	"options", "judges_devices", "safe_on"
+	"id",	    "help",	      "init_flags",
+	"expect",   "bench_fs",	      "whole_writes",
+	"direct",   "file",	      "restore_phase",
+	"options",  "judges_devices", "safe_on",
+	"crash_fs", "crash_tested",   "single_lsn",
+	"fio_job"
 };
 #define N_FACTS (sizeof(facts) / sizeof(facts[0]))
 

@@ -5,7 +5,8 @@
  *
  * A guard is what makes a page write all-or-nothing across a power cut:
  * a copy written and synced first (doublewrite), the filesystem's journal
- * (journal), the device's atomic write (atomic), or nothing (none).  Each
+ * (journal), the device's atomic write (atomic), blocks no larger than
+ * what the device writes whole (sector), or nothing (none).  Each
  * is one file, guard_NAME.c, filling one struct ut_guard_ops, as fio's
  * engines fill struct ioengine_ops; nothing outside it knows a guard by
  * name.  Adding a guard is:
@@ -18,8 +19,9 @@
  *   2. one line UT_GUARD(NAME) in guard_list.h.
  *
  * Then init, open, info, check, recover, bench, untorn-fscheck and the
- * scripts (through `untorn guards`) know it; guards_plugin_test.sh proves
- * it with a fifth guard (tests/guard_test.c) in a build of its own.
+ * scripts (through `untorn guards`: crash-matrix, bench-matrix, the
+ * kernel suite) know it; guards_plugin_test.sh proves it with one guard
+ * more (tests/guard_test.c) in a build of its own.
  */
 #ifndef UNTORN_GUARD_H
 #define UNTORN_GUARD_H
@@ -115,6 +117,9 @@ struct ut_guard_ops {
 	/* a page write that cannot be cut in the middle, why (crash-sim's
 	 * --moment mid-page; NULL: it can) */
 	const char *whole_writes;
+	/* the job of fio-jobs/ (without .fio) that issues its page writes
+	 * without the engine (scripts/fio-compare; NULL: none) */
+	const char *fio_job;
 	enum ut_guard_direct direct;
 	const char *direct_why; /* UT_DIRECT_MUST: what needs O_DIRECT */
 	unsigned batch_hdr; /* header bytes before a batch's pages

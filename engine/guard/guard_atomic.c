@@ -57,6 +57,7 @@ const struct ut_guard_ops ut_guard_atomic = {
 	.name = "atomic",
 	.help = "each page is one O_DIRECT RWF_ATOMIC write, landed all or nothing",
 	.bench_fs = "xfs",
+	.fio_job = "atomic",
 	.whole_writes = "an RWF_ATOMIC page write cannot be split",
 	.direct = UT_DIRECT_MUST,
 	.direct_why = "RWF_ATOMIC needs it",

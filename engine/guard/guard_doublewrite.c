@@ -182,6 +182,7 @@ const struct ut_guard_ops ut_guard_doublewrite = {
 	.name = "doublewrite",
 	.help = "each batch is written to the doublewrite file and synced first; a torn page is restored from its copy",
 	.bench_fs = "ext4-ordered",
+	.fio_job = "doublewrite",
 	.direct = UT_DIRECT_MAY,
 	.batch_hdr = UT_DBLWR_HDR,
 	.restore_phase = "dblwr-restore",

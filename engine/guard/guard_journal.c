@@ -262,6 +262,7 @@ const struct ut_guard_ops ut_guard_journal = {
 	.id = UT_GUARD_JOURNAL,
 	.name = "journal",
 	.bench_fs = "ext4-journal",
+	.fio_job = "journal",
 	.verdict = journal_verdict,
 	.dir_setup = journal_dir_setup,
 	.dir_undo = journal_dir_undo,

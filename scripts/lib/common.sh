@@ -352,6 +352,60 @@ guard_fact() {	# NAME FACT
 		die "cannot read guard $1's $2: $UNTORN guards --get failed (run make)"
 }
 
+# Two guards by their role, from the guard table: guard_everywhere, the
+# first guard safe on every filesystem the scripts make (its crash_fs
+# holds them all: it keeps a copy of its own, whatever the filesystem),
+# the reference the others are compared with; guard_unprotected, the
+# first that init takes only with --unsafe (pages unprotected: what a
+# guard costs is measured against it).  Nothing when no guard is so.
+guard_everywhere() {
+	local g
+	for g in $(guard_names); do
+		[ "$(guard_fact "$g" crash_fs)" = "ext4-ordered ext4-journal xfs" ] && { echo "$g"; return; }
+	done
+}
+guard_unprotected() {
+	local g
+	for g in $(guard_names); do
+		[ -n "$(guard_fact "$g" init_flags)" ] && { echo "$g"; return; }
+	done
+}
+
+# The power-cut cases of the guards, one a line, "GUARD FS MOMENT
+# [ARGS...]" as crash-sim takes them (dev/crash-matrix cuts each on the
+# host, dev/kernel-suite replays them on each kernel): every guard that
+# is crash_tested, from its facts, so a guard added to the table is cut
+# under with no change here.  First what each keeps whole, on each of
+# its crash_fs: cut mid-page after a journal commit, or at random where
+# a page write cannot be cut (whole_writes), and at random sectors inside
+# the page where its verdict judges the devices (init picks blocks as
+# small as the sectors).  Then what each is shown to detect, not
+# repair: a guard init takes only with --unsafe, on its crash_fs; one
+# whose verdict judges the devices, with 4 KiB blocks on the loop
+# device's 512-byte sectors (--unsafe: what its verdict refuses); one
+# that needs per-block LSNs (single_lsn not safe), with one LSN a page.
+guard_crash_cases() {
+	local g fs f moment cut detect=()
+	for g in $(guard_names); do
+		[ -n "$(guard_fact "$g" crash_tested)" ] || continue
+		fs=$(guard_fact "$g" crash_fs)
+		if [ "$(guard_fact "$g" expect)" = detect ]; then
+			detect+=("$g ${fs%% *} mid-page")
+			continue
+		fi
+		moment=mid-page cut=""
+		[ -z "$(guard_fact "$g" whole_writes)" ] || moment=random
+		[ -z "$(guard_fact "$g" judges_devices)" ] || [ $moment = random ] || cut=" --cut random"
+		for f in $fs; do echo "$g $f $moment$cut"; done
+		if [ -n "$(guard_fact "$g" judges_devices)" ]; then
+			detect+=("$g ${fs%% *} $moment$cut --block-size 4096 --unsafe --expect detect")
+		elif [ "$(guard_fact "$g" single_lsn)" != safe ]; then
+			detect+=("$g ${fs%% *} $moment --single-lsn")
+		fi
+	done
+	[ ${#detect[@]} -eq 0 ] || printf '%s\n' "${detect[@]}"
+}
+
 # Signals.  stop_on_signal, once the script has children to stop and its
 # EXIT trap set: SIGINT or SIGTERM to the script's PID then stops every
 # process under it (stop_tree), and the script exits 130 or 143 through

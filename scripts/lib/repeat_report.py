@@ -18,7 +18,7 @@ import os
 import statistics
 import sys
 
-from sweep_report import run_main, thread_share
+from sweep_report import guard_order, run_main, thread_share
 
 
 def key_of(r):
@@ -59,10 +59,10 @@ def main():
     if len(sys.argv) < 3:
         sys.exit("usage: repeat_report.py DIR round-1 ...")
     out, rounds = sys.argv[1], sys.argv[2:]
-    order = os.environ.get("UNTORN_GUARD_ORDER", "doublewrite journal atomic none sector").split()
     by = load(out, rounds)
     if not by:
         sys.exit("bench-matrix: no matrix.json in %s's rounds; no table" % out)
+    order = guard_order(k[4] for k in by)
     print("\nrepeat: %d rounds, every guard once a round; median [min-max] over the rounds;"
           " a ratio is taken within a round" % len(rounds))
     print("%-5s %7s %9s %-12s %6s %24s %24s %24s %9s %5s %8s" % (

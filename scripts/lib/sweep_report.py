@@ -37,6 +37,17 @@ def run_main(main):
     main()
 
 
+def guard_order(guards):
+    """The guards in the order of `untorn guards --list`, which
+    bench-matrix passes as UNTORN_GUARD_ORDER; without it, the guards
+    as they come in the runs (no list of their own)."""
+    order = os.environ.get("UNTORN_GUARD_ORDER", "").split()
+    for g in guards:
+        if g not in order:
+            order.append(g)
+    return order
+
+
 def load(out, subs):
     runs = []
     for sub in subs:
@@ -224,10 +235,10 @@ def main():
     if len(sys.argv) < 3:
         sys.exit("usage: sweep_report.py DIR SUBDIR...")
     out = sys.argv[1]
-    order = os.environ.get("UNTORN_GUARD_ORDER", "doublewrite journal atomic none sector").split()
     runs = load(out, sys.argv[2:])
     if not runs:
         sys.exit("bench-matrix: no matrix.json in %s; no sweep table" % ", ".join(sys.argv[2:]))
+    order = guard_order(r["guard"] for r in runs)
     # the modes in the order bench-matrix was given them, the first the base
     seen = [m for m in os.environ.get("UNTORN_PACING_ORDER", "").split(",")
             if any(r["pacing_mode"] == m for r in runs)]
