@@ -64,7 +64,7 @@ ok $? "init --guard test makes its file with the note; info names the guard and 
 	python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["guard"] == "test" and d["pages_written"] > 0 and d["dblwr_waits"] > 0, d' "$scratch/bench.json" &&
+assert d["guard"] == "test" and d["pages_written"] > 0 and d["copy_slot_waits"] > 0, d' "$scratch/bench.json" &&
 	"$TG" verify "$S" >/dev/null
 ok $? "load and bench write run under it; its statistics (batches as slot waits) reach bench; verify passes"
 
@@ -79,7 +79,7 @@ ok $? "a page write torn after its first block: the process dies, check finds th
 	python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["recovered"] is True and d["dblwr_checked"] > 0, d' "$scratch/rec.json" &&
+assert d["recovered"] is True and d["copy_pages_checked"] > 0, d' "$scratch/rec.json" &&
 	"$TG" check "$S" >/dev/null && [ "$("$TG" get "$S" 7)" = torn ]
 ok $? "recover runs its restore phase and rebuilds the page from redo; check clean, the row there"
 

@@ -105,7 +105,7 @@ fi
 # bench's JSON: checkpoints written, the journal commits made for them,
 # and those made for the redo log's group commits
 commits() {
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["checkpoints"], d["journal_commits"], d["redo_journal_commits"])' "$1"
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["checkpoints"], d["page_journal_commits"], d["redo_journal_commits"])' "$1"
 }
 
 J=$scratch/journal/s

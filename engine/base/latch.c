@@ -15,10 +15,14 @@ static struct {
 } latch_stats[UT_LATCH_NCLASSES];
 
 static const char *const latch_names[UT_LATCH_NCLASSES] = {
-	[UT_LATCH_PAGE] = "page",	[UT_LATCH_TREE] = "tree",
-	[UT_LATCH_POOL] = "pool",	[UT_LATCH_FLUSH_LIST] = "flush_list",
-	[UT_LATCH_LOG] = "log",		[UT_LATCH_LOG_FLUSH] = "log_flush",
-	[UT_LATCH_DBLWR] = "dblwr",	[UT_LATCH_ALLOC] = "alloc",
+	[UT_LATCH_PAGE] = "page",
+	[UT_LATCH_TREE] = "tree",
+	[UT_LATCH_POOL] = "pool",
+	[UT_LATCH_FLUSH_LIST] = "flush_list",
+	[UT_LATCH_LOG] = "log",
+	[UT_LATCH_LOG_FLUSH] = "log_flush",
+	[UT_LATCH_COPY_SLOT] = "copy_slot",
+	[UT_LATCH_ALLOC] = "alloc",
 	[UT_LATCH_CLEANER] = "cleaner",
 };
 

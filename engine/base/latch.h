@@ -21,12 +21,15 @@ enum ut_latch_class {
 	UT_LATCH_FLUSH_LIST, /* dirty pages ordered by oldest LSN */
 	UT_LATCH_LOG, /* redo log buffer */
 	UT_LATCH_LOG_FLUSH, /* waiting for the group-commit writer */
-	UT_LATCH_DBLWR, /* doublewrite segment (slot) allocation */
+	UT_LATCH_COPY_SLOT, /* a slot of a guard's copy (the doublewrite's
+			     * segments) */
 	UT_LATCH_ALLOC, /* page allocation, file growth */
 	UT_LATCH_CLEANER, /* page cleaner coordination */
 	UT_LATCH_NCLASSES,
 	UT_LATCH_IDLE = UT_LATCH_NCLASSES, /* waits for work: not counted */
 };
+/* The copy slot's old name, kept for one release. */
+#define UT_LATCH_DBLWR UT_LATCH_COPY_SLOT
 
 struct ut_latch_stats {
 	uint64_t acquisitions;

@@ -58,7 +58,7 @@ static void bench_help(void)
 	       "(with several, each row names its transaction's next, for verify).\n"
 	       "Prints TPS (transactions a second), the latency of a\n"
 	       "whole transaction p50/p95/p99, pages written, bytes the device wrote,\n"
-	       "fsyncs, doublewrite slot wait time, and latch waits per class.\n"
+	       "fsyncs, the guard's copy slot wait time, and latch waits per class.\n"
 	       "--cleaners (default %u) page cleaner threads share the store's\n"
 	       "doublewrite segments (2 by default): more cleaners than segments wait\n"
 	       "for slots.  --rows N: keys 0..N-1 exist (as after `load --rows N`);\n"
@@ -484,6 +484,17 @@ static void resources_json(const struct bench *b, const struct bench_result *r,
 	json_u64(j, "memory_peak_bytes", b->pool_bytes + b->cache.peak);
 }
 
+/* One latch class's counts under key in latch_waits. */
+static void latch_json(struct json *j, const char *key,
+		       const struct ut_latch_stats *l)
+{
+	json_obj_open(j, key);
+	json_u64(j, "acquisitions", l->acquisitions);
+	json_u64(j, "waits", l->waits);
+	json_u64(j, "wait_ns", l->wait_ns);
+	json_obj_close(j);
+}
+
 static void print_json(struct bench *b, const struct bench_result *r,
 		       const char *dir)
 {
@@ -542,6 +553,10 @@ static void print_json(struct bench *b, const struct bench_result *r,
 	json_u64(&j, "commit_p99_us", r->p99);
 	json_u64(&j, "pages_written", r->st.pages_written);
 	json_u64(&j, "page_bytes_written", r->st.page_bytes_written);
+	/* the guard's generic statistics by their role (copy_*,
+	 * page_journal_commits); the dblwr_* and journal_commits keys
+	 * beside them are their old names, kept for one release */
+	json_u64(&j, "copy_bytes_written", r->st.guard_copy_bytes);
 	json_u64(&j, "dblwr_bytes_written", r->st.guard_copy_bytes);
 	json_u64(&j, "redo_bytes_written", r->st.redo_bytes_written);
 	if (r->device_bytes >= 0)
@@ -549,19 +564,19 @@ static void print_json(struct bench *b, const struct bench_result *r,
 	else
 		json_str(&j, "device_bytes_written", "unknown");
 	json_u64(&j, "fsyncs", r->st.fsyncs);
+	json_u64(&j, "page_journal_commits", r->st.guard_commits);
 	json_u64(&j, "journal_commits", r->st.guard_commits);
 	json_u64(&j, "redo_journal_commits", r->st.redo_commits);
 	json_u64(&j, "checkpoints", r->st.checkpoints);
+	json_u64(&j, "copy_slot_waits", r->st.guard_slot_waits);
+	json_u64(&j, "copy_slot_wait_ns", r->st.guard_slot_wait_ns);
 	json_u64(&j, "dblwr_waits", r->st.guard_slot_waits);
 	json_u64(&j, "dblwr_wait_ns", r->st.guard_slot_wait_ns);
 	json_obj_open(&j, "latch_waits");
-	for (i = 0; i < UT_LATCH_NCLASSES; i++) {
-		json_obj_open(&j, ut_latch_class_name(i));
-		json_u64(&j, "acquisitions", r->latch[i].acquisitions);
-		json_u64(&j, "waits", r->latch[i].waits);
-		json_u64(&j, "wait_ns", r->latch[i].wait_ns);
-		json_obj_close(&j);
-	}
+	for (i = 0; i < UT_LATCH_NCLASSES; i++)
+		latch_json(&j, ut_latch_class_name(i), &r->latch[i]);
+	/* the copy_slot class's old name, kept for one release */
+	latch_json(&j, "dblwr", &r->latch[UT_LATCH_COPY_SLOT]);
 	json_obj_close(&j);
 	json_end(&j);
 }

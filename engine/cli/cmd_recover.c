@@ -95,6 +95,11 @@ static void report_json(const char *dir, const struct ut_recovery_report *r)
 	json_u64(&j, "records_skipped", r->records_skipped);
 	json_u64(&j, "pages_read", r->pages_read);
 	json_u64(&j, "read_submits", r->read_submits);
+	/* pages the guard's restore phase compared with its copy and
+	 * restored from it; dblwr_* are their old names, kept for one
+	 * release */
+	json_u64(&j, "copy_pages_checked", r->guard_checked);
+	json_u64(&j, "copy_pages_restored", r->guard_restored);
 	json_u64(&j, "dblwr_checked", r->guard_checked);
 	json_u64(&j, "dblwr_restored", r->guard_restored);
 	json_arr_open(&j, "restored_pages");

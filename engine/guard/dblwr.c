@@ -111,7 +111,7 @@ int ut_dblwr_open(struct ut_dblwr *d, const char *path, uint32_t page_size,
 				  "%s: damaged or from another store (header: %u segments of %u pages of %u bytes); restore it from the same backup as the data file",
 				  path, d->n_segments, d->batch, d->page_size);
 	}
-	ut_mutex_init(&d->mutex, UT_LATCH_DBLWR);
+	ut_mutex_init(&d->mutex, UT_LATCH_COPY_SLOT);
 	ut_cond_init(&d->free_cond);
 	return 0;
 }
@@ -136,7 +136,7 @@ unsigned ut_dblwr_acquire(struct ut_dblwr *d)
 			t0 = ut_now_ns();
 			UT_PROBE(dblwr__slot__wait__start, d->n_segments);
 		}
-		ut_cond_wait(&d->free_cond, &d->mutex, UT_LATCH_DBLWR, 0);
+		ut_cond_wait(&d->free_cond, &d->mutex, UT_LATCH_COPY_SLOT, 0);
 	}
 	if (t0) {
 		d->waits++;
