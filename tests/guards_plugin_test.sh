@@ -3,14 +3,19 @@
 #
 # guards_plugin_test.sh - a guard is one file plus one table line, as
 # fio's engines are: a build of its own (make TEST_GUARD=1, tree
-# build-testguard) compiles tests/guard_test.c, one more guard, "test",
+# build-testguard) compiles tests/guard_test.c, a sixth guard, "test",
 # named in guard_list.h, and nothing else changes.  With it: `untorn
-# guards` lists it, init takes its option and refuses another guard's,
-# info names its file, a page write torn by injection is found by check,
-# repaired by recover (its restore phase runs), bench write reports its
-# statistics and verify passes, and crash-sim (as root, loop devices) cuts the power under
-# it with nothing lost.  The real build lists its guards without it and
-# refuses a store made with it in one line.
+# guards` lists it; dev/crash-matrix --list, scripts/bench-matrix
+# --target DIR --dry-run and dev/kernel-suite --list (quick and full),
+# run unchanged but for the test build's untorn, take it up: what they
+# list is the real build's list plus the test guard's lines, nothing
+# else (no benchmark, power cut or guest runs); init takes its option
+# and refuses another guard's, info names its file, a page write torn by
+# injection is found by check, repaired by recover (its restore phase
+# runs), bench write reports its statistics and verify passes, and
+# crash-sim (as root, loop devices) cuts the power under it with nothing
+# lost.  The real build lists its guards without it and refuses a store
+# made with it in one line.
 set -u
 
 top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -20,7 +25,7 @@ TG=$TG_BUILD/untorn
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/var/tmp}/untorn-guardplugin-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 9
+ktap_plan 12
 
 # the test build: its own tree, so the real build never holds the guard
 make -C "$top" -s -j2 TEST_GUARD=1 BUILD="$TG_BUILD" "$TG" >"$scratch/build.log" 2>&1
@@ -37,6 +42,46 @@ real=$("$UNTORN" guards --list | tr '\n' ' ')
 	[ "$("$UNTORN" guards --get judges_devices sector)" = yes ] &&
 	"$TG" init --help | grep -q -- '--test-note TEXT'
 ok $? "guards --list: the test build has one guard more than the real build ($real), the test guard; init --help shows its option"
+
+# the scripts that run every guard take it up from `untorn guards`, with
+# no change but the untorn they are given: what they list with the test
+# build is what they list with the real build, plus the test guard's
+# lines (plus_test NAME REAL TG: TG less its test lines is REAL, and it
+# has some)
+plus_test() {
+	local n
+	n=$(grep -c '^test ' "$3")
+	echo "# $1: $n line(s) of the test guard: $(grep '^test ' "$3" | tr '\n' ';')"
+	[ "$n" -ge 1 ] && ! grep -q '^test ' "$2" && diff <(grep -v '^test ' "$3") "$2" >/dev/null
+}
+UNTORN=$UNTORN "$top/dev/crash-matrix" --list >"$scratch/cm.real" 2>&1 &&
+	UNTORN=$TG "$top/dev/crash-matrix" --list >"$scratch/cm.tg" 2>&1 &&
+	plus_test crash-matrix "$scratch/cm.real" "$scratch/cm.tg" &&
+	grep -qx "test ext4-journal mid-page" "$scratch/cm.tg" &&
+	UNTORN=$TG "$top/dev/crash-matrix" --list --guards test | grep -q '^test '
+ok $? "dev/crash-matrix --list: the test guard cut under on ext4 data=journal (and shown to detect with one LSN a page), every other configuration as before; --guards test takes it"
+
+# bench-matrix --target DIR --dry-run: the steps it would take per guard
+# (UNTORN_TARGET_NEED: the space check passed, nothing is written)
+bm_guards() {
+	mkdir -p "$scratch/target"
+	UNTORN=$1 UNTORN_TARGET_NEED=1 "$top/scripts/bench-matrix" --target "$scratch/target" --dry-run \
+		--rows 2000 --threads 1 --out "$scratch/bm-out" 2>&1 |
+		sed -n 's/^  \([a-z0-9_-]*\): in that directory.*/\1 runs/p'
+}
+bm_guards "$UNTORN" >"$scratch/bm.real" && bm_guards "$TG" >"$scratch/bm.tg" &&
+	plus_test bench-matrix "$scratch/bm.real" "$scratch/bm.tg" &&
+	[ "$(wc -l <"$scratch/bm.real")" -ge 5 ] && [ ! -e "$scratch/bm-out" ] &&
+	[ -z "$(ls -A "$scratch/target")" ]
+ok $? "scripts/bench-matrix --target DIR --dry-run: the test guard's steps beside every other guard's, nothing made"
+
+ks_ok=0
+for suite in quick full; do
+	UNTORN=$UNTORN "$top/dev/kernel-suite" --list --suite $suite >"$scratch/ks.real" 2>&1 &&
+		UNTORN=$TG "$top/dev/kernel-suite" --list --suite $suite >"$scratch/ks.tg" 2>&1 &&
+		plus_test "kernel-suite $suite" "$scratch/ks.real" "$scratch/ks.tg" || ks_ok=1
+done
+ok $ks_ok "dev/kernel-suite --list (quick and full): the test guard's power-cut replays beside every other guard's, as before"
 
 S=$scratch/s
 "$TG" init "$S" --page-size 16k --guard test --unsafe --dblwr-batch 4 >/dev/null 2>"$scratch/err"
