@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "base/parse.h"
-#include "cli/json_quote.h"
+#include "base/json_quote.h"
 #include "fscaps/fscaps.h"
 #include "guard/guard.h"
 #include "mysql/server_check.h"

@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "base/parse.h"
-#include "cli/json_quote.h"
+#include "base/json_quote.h"
 #include "fscaps.h"
 
 #define QD_MAX 256

@@ -6,7 +6,7 @@
  * indented, keys in the order written.
  */
 #include "cli.h"
-#include "json_quote.h"
+#include "base/json_quote.h"
 
 static void json_sep(struct json *j, const char *key)
 {

@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include "base/err.h"
 #include "base/parse.h"
-#include "cli/json_quote.h"
+#include "base/json_quote.h"
 #include "fscaps.h"
 #include "fstab_line.h"
 #include "ibdata.h"

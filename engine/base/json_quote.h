@@ -2,10 +2,12 @@
 /*
  * json_quote.h - a string as a JSON string literal: the one escaper of
  * every --json output (untorn's, untorn-fscheck's and its --mysql
- * report's).  Header-only: untorn-fscheck does not link the CLI.
+ * report's, untorn-randwrite's).  Header-only, and in the library's base
+ * layer so that each program takes it from the library, not from
+ * another program (engine/LAYERS).
  */
-#ifndef UT_CLI_JSON_QUOTE_H
-#define UT_CLI_JSON_QUOTE_H
+#ifndef UNTORN_JSON_QUOTE_H
+#define UNTORN_JSON_QUOTE_H
 
 #include <stdio.h>
 
