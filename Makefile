@@ -45,7 +45,7 @@ SAN_FLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -f
 
 CFLAGS     ?= -O2 -g
 UT_CFLAGS  := -std=gnu11 -Wall -Wextra -Werror -fPIC -D_GNU_SOURCE \
-	      -DUNTORN_VERSION='"$(VERSION)"' -Iengine/include -Iengine -Ifs-integration/fscaps -Ifs-integration/mysql \
+	      -DUNTORN_VERSION='"$(VERSION)"' -Iengine/include -Iengine -Ifs-integration/fscaps \
 	      -Ifs-integration/kmod $(CFLAGS) $(SAN_FLAGS)
 LDFLAGS    += $(SAN_FLAGS)
 LDLIBS     := -luring -lm
@@ -61,12 +61,13 @@ LIB_SRCS   := $(wildcard $(LIB_DIRS:%=engine/%/*.c) engine/*.c fs-integration/fs
 CLI_SRCS   := $(wildcard engine/cli/*.c)
 # untorn-fscheck's own parts: --mysql (a server's options, its
 # tablespace's page size) and --probe (split page writes, measured)
-FSCHECK_SRCS := $(wildcard fs-integration/mysql/*.c fs-integration/probe/*.c)
+FSCHECK_SRCS := $(wildcard fs-integration/tools/mysql/*.c fs-integration/tools/probe/*.c)
 FSCHECK_OBJS := $(FSCHECK_SRCS:%.c=$(BUILD)/%.o)
 LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CLI_OBJS   := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 HEADERS    := $(wildcard engine/*.h $(LIB_DIRS:%=engine/%/*.h) engine/include/*.h engine/include/untorn/*.h engine/cli/*.h \
-	      fs-integration/fscaps/*.h fs-integration/mysql/*.h fs-integration/probe/*.h fs-integration/kmod/untorn_jw_uapi.h)
+	      fs-integration/fscaps/*.h fs-integration/tools/mysql/*.h fs-integration/tools/probe/*.h \
+	      fs-integration/kmod/untorn_jw_uapi.h)
 
 # the library's API, all it installs under include/ (untorn.h includes
 # them); its own headers are beside their sources (engine/LAYERS)
@@ -105,19 +106,19 @@ $(UNTORN): $(CLI_OBJS) $(STATIC_LIB)
 	$(CC) -o $@ $(CLI_OBJS) $(STATIC_LIB) $(LDFLAGS) $(LDLIBS)
 
 # the HDD model (scripts/emulate-hdd), built when libfuse3-dev is installed
-$(HDD): fs-integration/untorn-hdd.c
+$(HDD): fs-integration/tools/untorn-hdd.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -Wall -Wextra -Werror -DUNTORN_VERSION='"$(VERSION)"' $(CFLAGS) $$(pkg-config --cflags fuse3) \
 		-o $@ $< $$(pkg-config --libs fuse3) -lm -lpthread
 
-$(FSCHECK): $(BUILD)/fs-integration/untorn-fscheck.o $(FSCHECK_OBJS) $(STATIC_LIB)
+$(FSCHECK): $(BUILD)/fs-integration/tools/untorn-fscheck.o $(FSCHECK_OBJS) $(STATIC_LIB)
 	$(CC) -o $@ $< $(FSCHECK_OBJS) $(STATIC_LIB) $(LDFLAGS) $(LDLIBS)
 
-$(JWWRITE): $(BUILD)/fs-integration/untorn-jw-write.o $(STATIC_LIB)
+$(JWWRITE): $(BUILD)/fs-integration/tools/untorn-jw-write.o $(STATIC_LIB)
 	$(CC) -o $@ $< $(STATIC_LIB) $(LDFLAGS) $(LDLIBS)
 
 # random page writes with and without RWF_ATOMIC (fio 3.33 cannot)
-$(RANDWRITE): $(BUILD)/fs-integration/untorn-randwrite.o $(STATIC_LIB)
+$(RANDWRITE): $(BUILD)/fs-integration/tools/untorn-randwrite.o $(STATIC_LIB)
 	$(CC) -o $@ $< $(STATIC_LIB) $(LDFLAGS) $(LDLIBS)
 
 # under ThreadSanitizer, the tests where threads share the engine: group
@@ -162,15 +163,16 @@ fuzz-build: $(if $(filter 0,$(shell id -u)),deps-fuzz)
 # cppcheck and clang-tidy on the C sources, configured in tests/lint/;
 # any finding fails (the kernel module is checked by its compiler, -Werror
 # in its Kbuild, and by the kernel matrix)
-LINT_SRCS := $(LIB_SRCS) $(CLI_SRCS) $(FSCHECK_SRCS) fs-integration/untorn-fscheck.c fs-integration/untorn-jw-write.c \
-	     fs-integration/untorn-randwrite.c
-LINT_INC  := -D_GNU_SOURCE -DUT_HAVE_SDT -DUNTORN_VERSION='"$(VERSION)"' -Iengine/include -Iengine -Ifs-integration/fscaps -Ifs-integration/mysql -Ifs-integration/kmod
+LINT_SRCS := $(LIB_SRCS) $(CLI_SRCS) $(FSCHECK_SRCS) $(addprefix fs-integration/tools/,untorn-fscheck.c \
+	     untorn-jw-write.c untorn-randwrite.c)
+LINT_INC  := -D_GNU_SOURCE -DUT_HAVE_SDT -DUNTORN_VERSION='"$(VERSION)"' -Iengine/include -Iengine -Ifs-integration/fscaps -Ifs-integration/kmod
 
 # every C file of the project already formatted as .clang-format says
 # (the kernel's style); `clang-format -i FILE` fixes one
 FORMAT_SRCS := $(wildcard engine/*.[ch] $(LIB_DIRS:%=engine/%/*.[ch]) engine/cli/*.[ch] \
-		engine/include/*.h engine/include/untorn/*.h fs-integration/*.c \
-		fs-integration/fscaps/*.[ch] fs-integration/mysql/*.[ch] fs-integration/probe/*.[ch] fs-integration/kmod/*.[ch] tests/*.[ch] tests/fuzz/*.c)
+		engine/include/*.h engine/include/untorn/*.h fs-integration/tools/*.c \
+		fs-integration/fscaps/*.[ch] fs-integration/tools/mysql/*.[ch] fs-integration/tools/probe/*.[ch] fs-integration/kmod/*.[ch] \
+		tests/*.[ch] tests/fuzz/*.c)
 
 lint: $(if $(filter 0,$(shell id -u)),deps-lint)
 	@command -v cppcheck >/dev/null && command -v clang-tidy >/dev/null && command -v clang-format >/dev/null || \

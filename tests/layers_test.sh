@@ -23,11 +23,12 @@ ok $? "this tree: $(tail -1 "$scratch/out")"
 # a copy holding what LAYERS names
 copy() {
 	rm -rf "$scratch/t"
-	mkdir -p "$scratch/t/fs-integration/kmod"
+	mkdir -p "$scratch/t/fs-integration/kmod" "$scratch/t/fs-integration/tools"
 	cp -a "$top/engine" "$scratch/t/"
-	cp -a "$top/fs-integration/fscaps" "$top/fs-integration/mysql" "$top/fs-integration/probe" \
-		"$top/fs-integration/untorn-fscheck.c" \
-		"$top/fs-integration/untorn-jw-write.c" "$scratch/t/fs-integration/"
+	cp -a "$top/fs-integration/fscaps" "$scratch/t/fs-integration/"
+	cp -a "$top/fs-integration/tools/mysql" "$top/fs-integration/tools/probe" \
+		"$top/fs-integration/tools/untorn-fscheck.c" \
+		"$top/fs-integration/tools/untorn-jw-write.c" "$scratch/t/fs-integration/tools/"
 	cp "$top/fs-integration/kmod/untorn_jw_uapi.h" "$scratch/t/fs-integration/kmod/"
 }
 

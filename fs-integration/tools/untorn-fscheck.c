@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include "base/parse.h"
 #include "base/json_quote.h"
-#include "fscaps/fscaps.h"
+#include "fscaps.h"
 #include "guard/guard.h"
 #include "mysql/server_check.h"
 #include "probe/measure.h"
