@@ -8,7 +8,8 @@
 #   make test            run the KTAP test suite (tests/)
 #   make check           install build dependencies if missing, build,
 #                        check-layers, test
-#   make check-layers    every include in the library goes down its layers
+#   make check-layers    every C file under a rule of engine/LAYERS, every
+#                        include keeping it, no include cycle
 #   make check SANITIZE=address,undefined   the suite under ASan + UBSan
 #   make tsan            ThreadSanitizer on the multi-threaded tests
 #   make fuzz FUZZ_SECONDS=30   every libFuzzer harness for that long
@@ -235,7 +236,9 @@ check: deps
 	$(MAKE) check-layers
 	$(MAKE) test
 
-# every include in the library goes down its layers (engine/LAYERS)
+# every C file of the tree under a rule of engine/LAYERS (the library's
+# layers, the programs, the kernel module, the tests), every include
+# keeping its rule, no include cycle
 check-layers:
 	dev/check-layers
 
