@@ -22,7 +22,7 @@ static const char init_help_head[] =
 	"  --page-size SIZE   page size, a power of two from 4k to 64k (default 16k)\n"
 	"  --block-size SIZE  checksummed block size (default: the filesystem's block\n"
 	"                     size); every block carries its own LSN and CRC32C\n"
-	"  --guard NAME       how pages are kept untorn by a crash (default doublewrite;\n"
+	"  --guard NAME       how pages are kept untorn by a crash (default %s;\n"
 	"                     `untorn guards` says more):\n";
 
 static const char init_help_tail[] =
@@ -46,7 +46,7 @@ static void init_help(void)
 	char arg[64];
 	unsigned i;
 
-	fputs(init_help_head, stdout);
+	printf(init_help_head, ut_guard_name(UT_GUARD_DEFAULT));
 	for (i = 0; (ops = ut_guard_at(i)); i++)
 		printf("                       %-12s %s\n", ops->name,
 		       ops->help);
@@ -180,7 +180,7 @@ int cmd_init(int argc, char **argv)
 	const char *names[INIT_OPTS_MAX], *dir_of = NULL;
 	struct ut_init_opts io = {
 		.page_size = UT_PAGE_SIZE_DEFAULT,
-		.guard = UT_GUARD_DOUBLEWRITE,
+		.guard = UT_GUARD_DEFAULT,
 	};
 	struct ut_err err = { "" };
 	int c, guard, ret;

@@ -521,7 +521,7 @@ int ut_store_init(const char *dir, const struct ut_init_opts *opts,
 	if (!o.page_size)
 		o.page_size = UT_PAGE_SIZE_DEFAULT;
 	if (!o.guard)
-		o.guard = UT_GUARD_DOUBLEWRITE;
+		o.guard = UT_GUARD_DEFAULT;
 	return store_create(dir, &o, err);
 }
 

@@ -372,11 +372,11 @@ static int open_page_fd(struct ut_store *st, const struct ut_fscaps *caps,
 	if (direct != UT_DIRECT_MUST)
 		return 0; /* buffered I/O is correct, just slower */
 	return ut_err_set(err, fd,
-			  "%s: cannot open with O_DIRECT, which guard '%s' needs (%s): %s; use --guard doublewrite on this filesystem",
+			  "%s: cannot open with O_DIRECT, which guard '%s' needs (%s): %s; use --guard %s on this filesystem",
 			  st->data_path, guard->name,
 			  guard->direct_why ? guard->direct_why :
 					      "its pages bypass the page cache",
-			  strerror(-fd));
+			  strerror(-fd), ut_guard_name(UT_GUARD_DEFAULT));
 }
 
 static int open_ring(struct ut_store *st, struct ut_err *err)

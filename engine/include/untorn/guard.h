@@ -20,6 +20,10 @@ enum ut_guard {
 	UT_GUARD_SECTOR = 5,
 };
 
+/* The guard a store gets when none is asked for: the one safe on every
+ * filesystem (InnoDB's own default, the doublewrite buffer). */
+#define UT_GUARD_DEFAULT UT_GUARD_DOUBLEWRITE
+
 /* Options for a guard at init (--NAME VALUE, `untorn guards NAME`
  * names them): each the chosen guard's, checked by it. */
 #define UT_GUARD_ARGS_MAX 8
