@@ -590,7 +590,7 @@ int main(int argc, char **argv)
 			if (parse_seconds(optarg, MEASURE_DEFAULT_S,
 					  MEASURE_MIN_S, 86400, &measure_s)) {
 				fprintf(stderr,
-					"untorn-fscheck: --measure=%s: give whole seconds from %u to 86400 (three rounds of three guards need %u), e.g. --measure=%u\n",
+					"untorn-fscheck: --measure=%s: give whole seconds from %u to 86400 (three rounds of four runs need %u), e.g. --measure=%u\n",
 					optarg, MEASURE_MIN_S, MEASURE_MIN_S,
 					MEASURE_DEFAULT_S);
 				return 2;
