@@ -222,7 +222,7 @@ def room_chart(plt, out, by, guards, devs, modes):
                             label=g if len(sizes) == 1 else "%s, %d rows" % (g, n))
         ax.set_xscale("log")
         ax.set_ylim(bottom=0)
-        ax.set_xlabel("log room, MiB (redo log; with data=journal, redo + jbd2 journal)")
+        ax.set_xlabel("log room, MiB (redo log, + jbd2 on data=journal)")
         ax.set_ylabel("transactions/s")
         ax.set_title("%s, %d threads" % (d, t), fontsize="medium")
         ax.legend(fontsize="small")
