@@ -67,6 +67,19 @@ memcg_peak() {
 
 # memcg_remove: the cgroup gone (its charges go to the parent)
 memcg_remove() {
-	[ -n "$memcg_dir" ] && [ -d "$memcg_dir" ] && rmdir "$memcg_dir" 2>/dev/null
+	local i=0
+	[ -n "$memcg_dir" ] && [ -d "$memcg_dir" ] || { memcg_dir=""; return 0; }
+	# a task the kernel is still taking out of it (an exiting thread of
+	# the run) keeps it busy for a moment: wait for it to leave, 10 s at
+	# most, then say what is left rather than leave it unsaid
+	until rmdir "$memcg_dir" 2>/dev/null; do
+		if [ $i -ge 100 ] || [ ! -d "$memcg_dir" ]; then
+			[ ! -d "$memcg_dir" ] ||
+				echo "$prog: cannot remove the memory cgroup $memcg_dir (tasks: $(tr '\n' ' ' <"$memcg_dir/cgroup.procs" 2>/dev/null)); rmdir it once they end" >&2
+			break
+		fi
+		i=$((i + 1))
+		sleep 0.1
+	done
 	memcg_dir=""
 }
