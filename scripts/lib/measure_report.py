@@ -90,6 +90,16 @@ def ratio_object(iv):
     return dict(iv, told=told(iv), within_pct=within_pct(iv))
 
 
+def gain(iv):
+    """What an interval clear of 1.0 buys or costs, in percent with the
+    range its ends give: "buy 10 % (4-15 %)" above, "cost 11 % (7-15 %)"
+    below."""
+    med, lo, hi = iv["median"], iv["low"], iv["high"]
+    if told(iv) == "faster":
+        return "buy %s %% (%s-%s %%)" % (pct((med - 1) * 100), pct((lo - 1) * 100), pct((hi - 1) * 100))
+    return "cost %s %% (%s-%s %%)" % (pct((1 - med) * 100), pct((1 - hi) * 100), pct((1 - lo) * 100))
+
+
 def none_phrase(iv, none_tps, dw_tps):
     """What turning the doublewrite off buys, from none over doublewrite."""
     n = len(iv["rounds"])
@@ -99,14 +109,9 @@ def none_phrase(iv, none_tps, dw_tps):
         return ("turning the doublewrite off here: none at %sx of doublewrite (%.0f against %.0f transactions/s), "
                 "one round: no spread, so no difference is called" % (fx(med), none_tps, dw_tps))
     tps = "median TPS %.0f against %.0f" % (none_tps, dw_tps)
-    if how == "faster":
-        return ("turning the doublewrite off here would buy %s %% (%s-%s %%): none was faster than doublewrite "
-                "in every one of %d rounds (%sx, %s-%sx; %s)" % (
-                    pct((med - 1) * 100), pct((lo - 1) * 100), pct((hi - 1) * 100), n, fx(med), fx(lo), fx(hi), tps))
-    if how == "slower":
-        return ("turning the doublewrite off here would cost %s %% (%s-%s %%): none was slower than doublewrite "
-                "in every one of %d rounds (%sx, %s-%sx; %s)" % (
-                    pct((1 - med) * 100), pct((1 - hi) * 100), pct((1 - lo) * 100), n, fx(med), fx(lo), fx(hi), tps))
+    if how in ("faster", "slower"):
+        return ("turning the doublewrite off here would %s: none was %s than doublewrite "
+                "in every one of %d rounds (%sx, %s-%sx; %s)" % (gain(iv), how, n, fx(med), fx(lo), fx(hi), tps))
     return ("turning the doublewrite off here: none against doublewrite, %d rounds cannot tell them apart here "
             "(within \u00b1%d %%; none at %s-%sx of doublewrite, median %sx; %s)" % (
                 n, within_pct(iv), fx(lo), fx(hi), fx(med), tps))
@@ -143,12 +148,8 @@ def redo_phrase(rd, rn, redo):
     how = told(rd)
     if how == "one round":
         s = "a 4x redo log (%s) ran at %sx of doublewrite (one round: no spread)" % (logs, fx(rd["median"]))
-    elif how == "faster":
-        s = "a 4x redo log (%s) would buy %s %% (%s-%s %%) with the doublewrite on, in every one of %d rounds" % (
-            logs, pct((rd["median"] - 1) * 100), pct((rd["low"] - 1) * 100), pct((rd["high"] - 1) * 100), n)
-    elif how == "slower":
-        s = "a 4x redo log (%s) would cost %s %% (%s-%s %%) with the doublewrite on, in every one of %d rounds" % (
-            logs, pct((1 - rd["median"]) * 100), pct((1 - rd["high"]) * 100), pct((1 - rd["low"]) * 100), n)
+    elif how in ("faster", "slower"):
+        s = "a 4x redo log (%s) would %s with the doublewrite on, in every one of %d rounds" % (logs, gain(rd), n)
     else:
         s = ("a 4x redo log (%s) with the doublewrite on: %d rounds cannot tell it from the server's here "
              "(within \u00b1%d %%, %s-%sx)" % (logs, n, within_pct(rd), fx(rd["low"]), fx(rd["high"])))
