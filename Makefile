@@ -98,8 +98,16 @@ $(STATIC_LIB): $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(SHARED_LIB): $(LIB_OBJS)
-	$(CC) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+# the shared library exports the calls the public headers declare and
+# nothing else (the engine's own functions stay its own): a version
+# script made from the headers, so the headers stay the one list
+$(BUILD)/libuntorn.map: $(PUBLIC_HEADERS) dev/export-map
+	@mkdir -p $(dir $@)
+	dev/export-map UNTORN_$(SOVERSION) $(PUBLIC_HEADERS) > $@.tmp && mv $@.tmp $@
+
+$(SHARED_LIB): $(LIB_OBJS) $(BUILD)/libuntorn.map
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(BUILD)/libuntorn.map \
+		-o $@ $(LIB_OBJS) $(LDFLAGS) $(LDLIBS)
 	ln -sf libuntorn.so.$(VERSION) $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $(BUILD)/libuntorn.so
 
