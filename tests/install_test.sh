@@ -3,7 +3,8 @@
 #
 # install_test.sh - `make install PREFIX=...` installs what a user builds
 # against: the API's headers and no other, every call they declare with
-# its man page; a program using only <untorn.h> and pkg-config's flags
+# its man page and exported by the shared library, which exports nothing
+# else; a C++ program builds against them; a program using only <untorn.h> and pkg-config's flags
 # for untorn compiles, links against the shared and the static library,
 # and runs; the installed `untorn` command runs; scripts, bpftrace
 # scripts, fio jobs and man pages are installed and the scripts find the
@@ -16,7 +17,7 @@ prefix=$(mktemp -d "/tmp/untorn-install-$$-XXXXXX")
 trap 'rm -rf "$prefix"' EXIT
 scratch=$prefix
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 15
+ktap_plan 17
 
 # the shared library's ABI version, as the Makefile names it
 soversion=$(sed -n 's/^SOVERSION *:= *//p' "$TOP/Makefile")
@@ -112,6 +113,23 @@ done
 [ -z "$nopage" ] || echo "# no man page naming it:$nopage"
 [ -n "$calls" ] && [ -z "$nopage" ]
 ok $? "every call the installed headers declare has its man page ($(echo $calls | wc -w) calls, $(ls "$man3" | grep -c '^ut_') pages and links)"
+
+# the shared library exports exactly those calls (a version script made
+# from the headers): the engine's own functions are not ABI
+exported=$(nm -D --defined-only "$prefix/usr/lib/libuntorn.so.$soversion" | awk '$2 == "T" || $2 == "D" || $2 == "B" { sub(/@.*/, "", $3); print $3 }' | sort -u)
+extra=$(comm -13 <(echo "$calls") <(echo "$exported") | paste -sd' ')
+missing=$(comm -23 <(echo "$calls") <(echo "$exported") | paste -sd' ')
+[ -z "$extra" ] || echo "# exported, not in the headers: $(echo "$extra" | cut -c1-300)"
+[ -z "$missing" ] || echo "# declared, not exported: $missing"
+[ -n "$calls" ] && [ -z "$extra" ] && [ -z "$missing" ]
+ok $? "libuntorn.so exports the calls the headers declare and nothing else ($(echo "$exported" | wc -w) symbols)"
+
+# a C++ program includes <untorn.h> and links against the shared library
+# (the public headers declare their calls extern "C")
+# shellcheck disable=SC2046,SC2086
+c++ -std=c++20 ${SAN_FLAGS:-} -x c++ -o "$prefix/user-cxx" "$prefix/user.c" $(pkg-config --cflags --libs untorn) 2>&1 | sed 's/^/# /'
+LD_LIBRARY_PATH="$prefix/usr/lib" "$prefix/user-cxx" "$prefix/store-cxx"
+ok $? "a C++ program (the same, built with c++ -std=c++20) links against the shared library and runs"
 
 # the library's manual: libuntorn(3)'s example program, as the page
 # prints it, builds with pkg-config, runs twice on one store and prints

@@ -19,6 +19,10 @@
 #include <untorn/err.h>
 #include <untorn/recovery.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum ut_commit_mode {
 	UT_COMMIT_SYNC,
 	UT_COMMIT_LAZY,
@@ -279,5 +283,9 @@ uint32_t ut_engine_page_size(const struct ut_engine *eng);
  * a --single-lsn store). */
 uint32_t ut_engine_block_size(const struct ut_engine *eng);
 const char *ut_engine_data_path(const struct ut_engine *eng);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The ids of the guards built in, as the superblock records them
  * (format compatibility: never renumbered, never reused). */
 enum ut_guard {
@@ -44,5 +48,9 @@ int ut_guard_parse(const char *name);
 /* The guards of this build, in the table's order: "doublewrite, journal,
  * atomic, none" (for messages). */
 const char *ut_guard_names(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

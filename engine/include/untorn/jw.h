@@ -19,6 +19,10 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define UT_JW_DEVICE "/dev/untorn_jw"
 #define UT_JW_DSYNC 0x1 /* fdatasync the range before returning */
 
@@ -54,5 +58,9 @@ enum ut_jw_state {
 enum ut_jw_state ut_jw_engine_state(void);
 /* the cause of a failed write and its fix, one line */
 const char *ut_jw_strerror(int err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNTORN_JW_H */

@@ -14,6 +14,10 @@
 #include <untorn/err.h>
 #include <untorn/guard.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct ut_init_opts {
 	uint32_t page_size; /* 0: 16 KiB */
 	uint32_t block_size; /* 0: the guard's choice, else the filesystem's
@@ -44,5 +48,9 @@ struct ut_lock_holder {
  * their number, or -errno.  Processes of other users are seen only by
  * root. */
 int ut_store_holders(const char *dir, struct ut_lock_holder *h, unsigned max);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
