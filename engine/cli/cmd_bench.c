@@ -38,6 +38,36 @@ static const char bench_overview[] =
 	"'untorn bench write --help' and 'untorn bench scan --help' give each\n"
 	"one's options.\n";
 
+/* --regime NAME's whole set of options, before the options given (which
+ * override it); the help prints them from here. */
+static const struct bench_regime_set {
+	const char *name;
+	enum ut_commit_mode commit;
+	unsigned int threads, update_pct, txn_writes, seconds, warmup;
+	const char *why;
+} bench_regimes[] = {
+	{ "commit", UT_COMMIT_SYNC, 4, 75, 1, 10, 0,
+	  "every commit waits for fdatasync: bound by the commit path" },
+	/* the forecast pacing settles in 0-6 s of the warm-up */
+	{ "flush", UT_COMMIT_LAZY, 8, 100, 4, 120, 20,
+	  "innodb_flush_log_at_trx_commit=2, oltp_write_only's four\n"
+	  "          row writes a transaction: bound by page writes once the\n"
+	  "          store is many times the log; see bench-matrix" },
+};
+#define N_REGIMES (sizeof(bench_regimes) / sizeof(bench_regimes[0]))
+
+static void bench_regimes_help(void)
+{
+	const struct bench_regime_set *r;
+
+	for (r = bench_regimes; r < bench_regimes + N_REGIMES; r++)
+		printf("  %-7s --commit %s --threads %u --update-pct %u --txn-writes %u\n"
+		       "          --seconds %u --warmup %u\n          (%s)\n",
+		       r->name, r->commit == UT_COMMIT_SYNC ? "sync" : "lazy",
+		       r->threads, r->update_pct, r->txn_writes, r->seconds,
+		       r->warmup, r->why);
+}
+
 /* The help, with the engine's defaults it states from where they are set. */
 static void bench_help(void)
 {
@@ -50,9 +80,9 @@ static void bench_help(void)
 	       "                         [--cleaners N] [--flushing adaptive|eager] [--rows N]\n"
 	       "                         [--pacing forecast|age|off] [--json] [--wait S]\n"
 	       "\n"
-	       "T threads (default 4) run transactions for S seconds (default 10): each is\n"
-	       "N row writes (default 1), each an update of a random existing key (P%%,\n"
-	       "default 75) or an insert of a new key, then one commit: fdatasync of the\n"
+	       "T threads run transactions for S seconds: each is N row writes, each an\n"
+	       "update of a random existing key (P%%) or an insert of a new key, then\n"
+	       "one commit (the defaults: --regime commit's, below): fdatasync of the\n"
 	       "redo log (sync, the default) or flushed every 100 ms (lazy).  The writes\n"
 	       "of a transaction are all or nothing: applied together at its commit\n"
 	       "(with several, each row names its transaction's next, for verify).\n"
@@ -86,16 +116,10 @@ static void bench_help(void)
 	       "half the log on (the default before; bursts for a minute after a cold\n"
 	       "start).  off: writers run until the stop at 5/8 and wait there (for\n"
 	       "comparisons).\n"
-	       "--regime names a whole set, which options given as well override:\n"
-	       "  commit  --commit sync --threads 4 --update-pct 75 --txn-writes 1\n"
-	       "          --seconds 10 (every commit waits for fdatasync: bound by the\n"
-	       "          commit path)\n"
-	       "  flush   --commit lazy --threads 8 --update-pct 100 --txn-writes 4\n"
-	       "          --seconds 120 --warmup 20 (innodb_flush_log_at_trx_commit=2,\n"
-	       "          oltp_write_only's four row writes a transaction: bound by page\n"
-	       "          writes once the store is many times the log; see bench-matrix)\n"
-	       "\n" CLI_WAIT_HELP,
+	       "--regime names a whole set, which options given as well override:\n",
 	       d.cleaners);
+	bench_regimes_help();
+	fputs("\n" CLI_WAIT_HELP, stdout);
 }
 
 struct bench {
@@ -663,12 +687,12 @@ static void print_table(struct bench *b, const struct bench_result *r)
 	printf("\n");
 }
 
-/* --regime NAME's whole set of options, before the options given (which
- * override it); the last --regime counts. */
+/* the last --regime given counts; commit when none is */
 static int bench_regime(int argc, char **argv, struct bench *b,
 			struct ut_engine_opts *eo)
 {
-	const char *name = "commit";
+	const struct bench_regime_set *r = &bench_regimes[0];
+	const char *name = r->name;
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -679,25 +703,19 @@ static int bench_regime(int argc, char **argv, struct bench *b,
 		else if (!strncmp(argv[i], "--regime=", 9))
 			name = argv[i] + 9;
 	}
-	if (!strcmp(name, "commit")) {
-		eo->commit = UT_COMMIT_SYNC;
-		b->threads = 4;
-		b->update_pct = 75;
-		b->txn_writes = 1;
-		b->seconds = 10;
-		b->warmup = 0;
-	} else if (!strcmp(name, "flush")) {
-		eo->commit = UT_COMMIT_LAZY;
-		b->threads = 8;
-		b->update_pct = 100;
-		b->txn_writes = 4;
-		b->seconds = 120;
-		b->warmup = 20; /* the forecast pacing settles in 0-6 s */
-	} else {
+	for (r = bench_regimes; r < bench_regimes + N_REGIMES; r++)
+		if (!strcmp(name, r->name))
+			break;
+	if (r == bench_regimes + N_REGIMES)
 		return cli_usage_fail("bench",
 				      "--regime is commit or flush, not '%s'",
 				      name);
-	}
+	eo->commit = r->commit;
+	b->threads = r->threads;
+	b->update_pct = r->update_pct;
+	b->txn_writes = r->txn_writes;
+	b->seconds = r->seconds;
+	b->warmup = r->warmup;
 	b->lazy = eo->commit == UT_COMMIT_LAZY;
 	return 0;
 }

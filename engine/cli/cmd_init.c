@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <untorn/store.h>
+#include "log/redo.h"
 #include "page/page.h"
 #include "base/parse.h"
 #include "cli.h"
@@ -19,7 +20,7 @@ static const char init_help_head[] =
 	"\n"
 	"Makes a new store in DIR (created if missing; must be empty).\n"
 	"\n"
-	"  --page-size SIZE   page size, a power of two from 4k to 64k (default 16k)\n"
+	"  --page-size SIZE   page size, a power of two from %uk to %uk (default %uk)\n"
 	"  --block-size SIZE  checksummed block size (default: the filesystem's block\n"
 	"                     size); every block carries its own LSN and CRC32C\n"
 	"  --guard NAME       how pages are kept untorn by a crash (default %s;\n"
@@ -27,7 +28,7 @@ static const char init_help_head[] =
 
 static const char init_help_tail[] =
 	"                     a guard the filesystem cannot honour is refused, with the fix\n"
-	"  --log-size SIZE    redo log size (default 64M, at least 8M)\n"
+	"  --log-size SIZE    redo log size (default %uM, at least %uM)\n"
 	"  --redo-dir DIR     the redo log in DIR (InnoDB's innodb_log_group_home_dir),\n"
 	"                     e.g. on data=ordered beside a data=journal store; linked\n"
 	"                     from the store as untorn.redo, DIR must be mounted at open\n"
@@ -46,11 +47,13 @@ static void init_help(void)
 	char arg[64];
 	unsigned i;
 
-	printf(init_help_head, ut_guard_name(UT_GUARD_DEFAULT));
+	printf(init_help_head, UT_PAGE_SIZE_MIN >> 10, UT_PAGE_SIZE_MAX >> 10,
+	       UT_PAGE_SIZE_DEFAULT >> 10, ut_guard_name(UT_GUARD_DEFAULT));
 	for (i = 0; (ops = ut_guard_at(i)); i++)
 		printf("                       %-12s %s\n", ops->name,
 		       ops->help);
-	fputs(init_help_tail, stdout);
+	printf(init_help_tail, UT_LOG_SIZE_DEFAULT >> 20,
+	       UT_LOG_SIZE_MIN >> 20);
 	for (i = 0; (ops = ut_guard_at(i)); i++) {
 		if (ops->file && ops->file->dir_opt) {
 			snprintf(arg, sizeof(arg), "--%s DIR",

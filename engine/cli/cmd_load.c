@@ -18,12 +18,15 @@
 #include "progress.h"
 #include "rowgen.h"
 
+/* sysbench's and the benchmarks' row: 100-byte values */
+#define LOAD_VALUE_SIZE_DEFAULT 100u
+
 static const char load_help[] =
 	"usage: untorn load DIR --rows N [--layout sequential|random|split] [--value-size B]\n"
 	"                   [--start K] [--commit sync|lazy] [--pool SIZE] [--wait S]\n"
 	"       untorn load DIR --from FILE [--commit sync|lazy] [--pool SIZE] [--wait S]\n"
 	"\n"
-	"Inserts N rows with self-checking values of B bytes (default 100, from 24\n"
+	"Inserts N rows with self-checking values of B bytes (default %u, from %u\n"
 	"up to 1/8 of a page's record area).  The layout decides the tree's shape\n"
 	"on disk (bench scan prints its fragmentation): sequential inserts keys\n"
 	"K..K+N-1 (default K=0) in order, leaves following each other in the file;\n"
@@ -69,7 +72,7 @@ static int load_parse(int argc, char **argv, struct load_opts *lo)
 	int c, have_rows = 0;
 
 	memset(lo, 0, sizeof(*lo));
-	lo->value_size = 100;
+	lo->value_size = LOAD_VALUE_SIZE_DEFAULT;
 	lo->layout = LAYOUT_RANDOM;
 	ut_engine_opts_default(&lo->eo);
 	lo->eo.commit = UT_COMMIT_LAZY;
@@ -134,7 +137,8 @@ static int load_parse(int argc, char **argv, struct load_opts *lo)
 				return -1;
 			break;
 		case 'h':
-			fputs(load_help, stdout);
+			printf(load_help, LOAD_VALUE_SIZE_DEFAULT,
+			       ROW_VALUE_MIN);
 			return 1;
 		default:
 			return cli_bad_option("load", argv);

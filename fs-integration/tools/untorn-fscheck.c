@@ -31,6 +31,8 @@
  */
 #define MEASURE_DEFAULT_S 300u
 #define MEASURE_MIN_S 220u
+/* --probe's SECONDS when none are given */
+#define PROBE_DEFAULT_S 10u
 
 static const char help_head[] =
 	"usage: untorn-fscheck PATH [--page-size SIZE] [--engine innodb|untorn] [--probe[=SECONDS]]\n"
@@ -52,7 +54,7 @@ static const char help_tail[] =
 	"than doublewrite is safe for untorn).\n"
 	"\n"
 	"--probe[=SECONDS] backs the verdict with a measurement on this mount: it\n"
-	"writes pages to an unnamed file there for SECONDS (default 10), a log\n"
+	"writes pages to an unnamed file there for SECONDS (default %u), a log\n"
 	"file fdatasynced beside them, while ebpf/torn-split.bt counts how many\n"
 	"straddle two jbd2 transactions (root, tracefs and bpftrace needed;\n"
 	"without them the line says what is missing).\n"
@@ -65,7 +67,7 @@ static const char help_tail[] =
 	"server's), and doublewrite with 4x that log, in alternating rounds\n"
 	"(doublewrite, none, the guard, the 4x, then again; at least 3), in a\n"
 	"directory of its own inside PATH (removed afterwards), sized to take\n"
-	"about SECONDS (default 300, at least 220: ~15 s of fio and ~3 s a run\n"
+	"about SECONDS (default %u, at least %u: ~15 s of fio and ~3 s a run\n"
 	"to load its store once, then a round of four runs is 4 x (~1 s +\n"
 	"warm-up + measured), at least 64 s; the default's 3 rounds measure\n"
 	"16 s a run after 5 s of warm-up), with fio's figures for the disk; a\n"
@@ -387,7 +389,7 @@ static void print_help(void)
 		printf(" %s", shown[i]->name);
 	}
 	printf(".\n");
-	fputs(help_tail, stdout);
+	printf(help_tail, PROBE_DEFAULT_S, MEASURE_DEFAULT_S, MEASURE_MIN_S);
 }
 
 /* --engine untorn: is a guard that writes no second copy safe here? */
@@ -579,7 +581,8 @@ int main(int argc, char **argv)
 			defaults_file = optarg;
 			break;
 		case 'P':
-			if (parse_seconds(optarg, 10, 1, 3600, &probe_s)) {
+			if (parse_seconds(optarg, PROBE_DEFAULT_S, 1, 3600,
+					  &probe_s)) {
 				fprintf(stderr,
 					"untorn-fscheck: --probe=%s: give whole seconds from 1 to 3600, e.g. --probe=10\n",
 					optarg);
