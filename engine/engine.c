@@ -122,6 +122,20 @@ static void engine_files_close(struct ut_engine *eng)
 	ut_redo_close(&eng->log);
 }
 
+/* Large transactions committed before a crash and not yet applied:
+ * applied now, before the store is handed out.  On failure the engine is
+ * closed (what was applied stays; the file is applied at the next open). */
+static int engine_txn_files(struct ut_engine *eng, struct ut_err *err)
+{
+	unsigned applied, bad;
+	struct ut_err close_err;
+	int ret = ut_txn_files_recover(eng, &applied, &bad, err);
+
+	if (ret)
+		ut_engine_close(eng, &close_err);
+	return ret;
+}
+
 int ut_engine_open(const char *dir, const struct ut_engine_opts *o,
 		   struct ut_engine **engp, struct ut_recovery_report *rep,
 		   struct ut_err *err)
@@ -134,6 +148,7 @@ int ut_engine_open(const char *dir, const struct ut_engine_opts *o,
 	if (!eng)
 		return ut_err_set(err, -ENOMEM, "out of memory");
 	eng->opts = *o;
+	ut_txn_keys_init(&eng->txn_keys);
 	if (!eng->opts.batch || eng->opts.batch > UT_FLUSH_BATCH_MAX)
 		eng->opts.batch = UT_FLUSH_BATCH_DEFAULT;
 	ret = ut_store_open_wait(dir, 0, o->lock_wait_ms, &eng->store, err);
@@ -168,6 +183,9 @@ int ut_engine_open(const char *dir, const struct ut_engine_opts *o,
 	if (o->commit == UT_COMMIT_LAZY &&
 	    !pthread_create(&eng->log_writer, NULL, log_writer_main, eng))
 		eng->log_writer_running = 1;
+	ret = engine_txn_files(eng, err);
+	if (ret)
+		return ret;
 	*engp = eng;
 	return 0;
 
@@ -178,6 +196,7 @@ out_pool:
 out_store:
 	ut_store_close(eng->store);
 out_free:
+	ut_txn_keys_destroy(&eng->txn_keys);
 	free(eng);
 	return ret;
 }
@@ -210,6 +229,7 @@ int ut_engine_close_stats(struct ut_engine *eng, struct ut_engine_stats *s,
 	engine_files_close(eng);
 	ut_bpool_destroy(&eng->pool);
 	ut_store_close(eng->store);
+	ut_txn_keys_destroy(&eng->txn_keys);
 	free(eng);
 	return ret;
 }

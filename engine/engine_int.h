@@ -18,6 +18,7 @@
 #include "log/redo.h"
 #include "store/space.h"
 #include "tree/btree.h"
+#include "txn_keys.h"
 
 struct ut_engine {
 	struct ut_store *store;
@@ -33,6 +34,13 @@ struct ut_engine {
 	pthread_t log_writer; /* lazy commit: the redo every 100 ms */
 	int log_writer_running;
 	atomic_uint_fast64_t commits;
+	struct ut_txn_keys txn_keys; /* the large commits' keys (txn.c) */
+	/* a large commit that could not be applied: no more row writes */
+	atomic_int txn_broken;
 };
+
+/* txn.c: the commit files an open finds, applied and removed */
+int ut_txn_files_recover(struct ut_engine *eng, unsigned *applied,
+			 unsigned *bad, struct ut_err *err);
 
 #endif

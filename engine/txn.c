@@ -3,12 +3,18 @@
  * txn.c - the row API: transactions of puts and deletes, all or nothing.
  *
  * A transaction keeps its writes to itself (the write set: one entry per
- * key, the last write to it, values in an arena) until its commit, which
- * applies them as one mini-transaction (ut_btree_apply: one redo group,
- * which recovery applies whole or not at all).  Nothing uncommitted ever
- * reaches a page, so there is nothing to undo.  ut_put() and ut_delete(),
- * transactions of one write, change the tree at once.  Every row write
- * waits first, holding no latch, while the log has no space.
+ * key, the last write to it, values in an arena) until its commit.  A
+ * write set that fits one redo group is applied as one mini-transaction
+ * (ut_btree_apply), which recovery applies whole or not at all.  A
+ * larger one is bounded by memory only: its commit writes it to a
+ * commit file of its own (txn_file.h), durable before any of it is
+ * applied, then applies it in pieces of one group each, its keys kept
+ * from other commits until the last piece is in the log and the file is
+ * gone (txn_keys.h); a store opened with a commit file applies it again.
+ * Nothing uncommitted ever reaches a page, so there is nothing to undo.
+ * ut_put() and ut_delete(), transactions of one write, change the tree
+ * at once.  Every row write waits first, holding no latch, while the log
+ * has no space.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,6 +22,7 @@
 #include <untorn/engine.h>
 #include "base/err.h"
 #include "engine_int.h"
+#include "txn_file.h"
 
 struct txn_write {
 	uint64_t key;
@@ -53,6 +60,11 @@ static int row_write_begin(struct ut_engine *eng, struct ut_err *err)
 
 	if (ret)
 		return row_error(eng, ret, err);
+	ret = atomic_load(&eng->txn_broken);
+	if (ret)
+		return ut_err_set(err, ret,
+				  "%s: a large transaction's commit could not be applied (%s); its commit file is kept and applied when the store is next opened: close it and open it again",
+				  eng->store->dir, strerror(-ret));
 	ut_flush_log_free_check(&eng->flush);
 	return 0;
 }
@@ -171,30 +183,31 @@ static void set_free(struct txn_set *s)
 }
 
 /*
- * Refuses a write that would make the transaction larger than its
- * commit can apply at once, before anything changes: keys for a quarter
- * of the pool, a redo group within the log's buffer and 3/32 of the log,
- * 65 535 records.
+ * What one commit can apply at once, as one redo group: keys for a
+ * quarter of the pool, redo within the log's buffer and 3/32 of the log,
+ * 65 535 records.  A transaction within them commits as one
+ * mini-transaction; a larger one through its commit file, in pieces
+ * each within them.
  */
-static int set_limits(const struct ut_txn *t, unsigned keys, size_t redo,
-		      unsigned recs, struct ut_err *err)
-{
-	struct ut_engine *eng = t->eng;
-	size_t redo_max = ut_redo_group_max(&eng->log) - UT_LOG_BLOCK;
-	uint64_t share = UT_TXN_LOG_SHARE(eng->log.capacity);
-	unsigned keys_max = eng->pool.n_frames / UT_TXN_POOL_SHARE;
+struct group_limits {
+	size_t redo;
+	unsigned keys;
+};
 
-	if (share < redo_max)
-		redo_max = share;
-	if (keys > keys_max)
-		return ut_err_set(err, -E2BIG,
-				  "transaction too large: write %u would make it %u keys, over the %u one transaction may write on this store (a quarter of the buffer pool's pages: bench/open --pool); commit and go on in a new transaction",
-				  t->writes + 1, keys, keys_max);
-	if (redo > redo_max || recs > 0xffff)
-		return ut_err_set(err, -E2BIG,
-				  "transaction too large: write %u would bring its redo to %zu bytes, over the %zu one transaction may hold on this store (one redo group in 3/32 of the log: init --log-size); commit and go on in a new transaction",
-				  t->writes + 1, redo, redo_max);
-	return 0;
+static void group_limits(const struct ut_engine *eng, struct group_limits *l)
+{
+	uint64_t share = UT_TXN_LOG_SHARE(eng->log.capacity);
+
+	l->redo = ut_redo_group_max(&eng->log) - UT_LOG_BLOCK;
+	if (share < l->redo)
+		l->redo = share;
+	l->keys = eng->pool.n_frames / UT_TXN_POOL_SHARE;
+}
+
+static int group_fits(const struct group_limits *l, unsigned keys, size_t redo,
+		      unsigned recs)
+{
+	return keys <= l->keys && redo <= l->redo && recs <= 0xffff;
 }
 
 /* Records a put (val) or a delete (val NULL) of key in the write set. */
@@ -205,7 +218,6 @@ static int set_write(struct ut_txn *t, uint64_t key, const void *val,
 	size_t bytes, old_bytes = 0, off = 0;
 	unsigned recs, old_recs = 0;
 	struct txn_write *w;
-	int ret;
 
 	if (!s) {
 		s = calloc(1, sizeof(*s));
@@ -218,10 +230,6 @@ static int set_write(struct ut_txn *t, uint64_t key, const void *val,
 	if (w)
 		ut_btree_op_bound(&t->eng->tree, w->len, w->del, &old_bytes,
 				  &old_recs);
-	ret = set_limits(t, s->n + !w, s->redo - old_bytes + bytes,
-			 s->recs - old_recs + recs, err);
-	if (ret)
-		return ret;
 	/* everything that can fail before anything changes */
 	if (!w && set_grow(s))
 		goto out_no_memory;
@@ -245,7 +253,8 @@ static int set_write(struct ut_txn *t, uint64_t key, const void *val,
 	return 0;
 out_no_memory:
 	return ut_err_set(err, -ENOMEM,
-			  "out of memory for a transaction's writes");
+			  "out of memory for a transaction's writes (%u keys, %zu MiB of values held): a transaction is bounded by memory; commit and go on in a new transaction",
+			  s ? s->n : 0, s ? s->used >> 20 : 0);
 }
 
 /* ---- transactions ---------------------------------------------------- */
@@ -314,25 +323,14 @@ static int op_cmp(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-/* Applies the write set: one write as ut_put()/ut_delete() do, several
- * in key order as one mini-transaction. */
-static int set_apply(struct ut_engine *eng, const struct txn_set *s,
-		     uint64_t *lsn)
+/* The write set as tree ops, in key order (NULL: no memory). */
+static struct ut_tree_op *set_ops(const struct txn_set *s)
 {
-	struct ut_tree_op *ops;
+	struct ut_tree_op *ops = malloc(s->n * sizeof(*ops));
 	unsigned i;
-	int ret;
 
-	if (s->n == 1 && !s->w[0].del)
-		return ut_btree_put(&eng->tree, s->w[0].key,
-				    s->arena + s->w[0].off, s->w[0].len, lsn);
-	if (s->n == 1) {
-		ret = ut_btree_delete(&eng->tree, s->w[0].key, lsn);
-		return ret == -ENOENT ? 0 : ret; /* gone since: nothing to do */
-	}
-	ops = malloc(s->n * sizeof(*ops));
 	if (!ops)
-		return -ENOMEM;
+		return NULL;
 	for (i = 0; i < s->n; i++) {
 		ops[i].key = s->w[i].key;
 		ops[i].val = s->arena + s->w[i].off;
@@ -340,7 +338,127 @@ static int set_apply(struct ut_engine *eng, const struct txn_set *s,
 		ops[i].del = s->w[i].del;
 	}
 	qsort(ops, s->n, sizeof(*ops), op_cmp);
+	return ops;
+}
+
+/* Applies a write set that fits one group: one write as ut_put() and
+ * ut_delete() do, several as one mini-transaction; its keys wait for a
+ * large commit that holds one. */
+static int set_apply(struct ut_engine *eng, const struct txn_set *s,
+		     uint64_t *lsn)
+{
+	struct ut_tree_op *ops;
+	int ret;
+
+	if (s->n == 1) {
+		ut_txn_keys_enter(&eng->txn_keys, NULL, 0, s->w[0].key);
+		if (!s->w[0].del)
+			ret = ut_btree_put(&eng->tree, s->w[0].key,
+					   s->arena + s->w[0].off, s->w[0].len,
+					   lsn);
+		else
+			ret = ut_btree_delete(&eng->tree, s->w[0].key, lsn);
+		ut_txn_keys_leave(&eng->txn_keys);
+		return ret == -ENOENT ? 0 : ret; /* gone since: nothing to do */
+	}
+	ops = set_ops(s);
+	if (!ops)
+		return -ENOMEM;
+	ut_txn_keys_enter(&eng->txn_keys, ops, s->n, 0);
 	ret = ut_btree_apply(&eng->tree, ops, s->n, lsn);
+	ut_txn_keys_leave(&eng->txn_keys);
+	free(ops);
+	return ret;
+}
+
+/*
+ * Applies ops[0..n) (key order) in pieces of one group each, each after
+ * the log has room: what a large commit does after its commit file is
+ * durable, and what an open does with a commit file it finds.  *lsn: the
+ * last piece's end.
+ */
+static int pieces_apply(struct ut_engine *eng, const struct ut_tree_op *ops,
+			size_t n, uint64_t *lsn)
+{
+	struct group_limits l;
+	size_t i = 0, j, bytes, redo;
+	unsigned recs, r;
+	uint64_t end;
+	int ret;
+
+	group_limits(eng, &l);
+	while (i < n) {
+		for (j = i, redo = 0, recs = 0; j < n; j++) {
+			ut_btree_op_bound(&eng->tree, ops[j].len, ops[j].del,
+					  &bytes, &r);
+			if (j > i && !group_fits(&l, (unsigned)(j - i + 1),
+						 redo + bytes, recs + r))
+				break;
+			redo += bytes;
+			recs += r;
+		}
+		ret = ut_flush_fatal(&eng->flush);
+		if (ret)
+			return ret;
+		ut_flush_log_free_check(&eng->flush);
+		end = 0;
+		ret = ut_btree_apply(&eng->tree, ops + i, (unsigned)(j - i),
+				     &end);
+		if (ret)
+			return ret;
+		if (end)
+			*lsn = end;
+		i = j;
+	}
+	return 0;
+}
+
+/* The end of a large commit's apply: its pieces durable in the log, then
+ * its commit file gone, so that no open applies it again. */
+static int pieces_done(struct ut_engine *eng, const char *path, uint64_t lsn)
+{
+	int ret = lsn ? ut_redo_flush_to(&eng->log, lsn) : 0;
+
+	return ret ? ret : ut_txn_file_remove(path);
+}
+
+/*
+ * A write set larger than one group: its keys taken from other commits,
+ * its writes durable in a commit file (the commit point), applied in
+ * pieces, the file removed, the keys given back.  A failure before the
+ * file is durable applies nothing; one after it leaves the file for the
+ * next open and stops every row write until then.
+ */
+static int large_commit(struct ut_engine *eng, const struct txn_set *s,
+			uint64_t *lsn, struct ut_err *err)
+{
+	struct ut_txn_keyset keys;
+	struct ut_tree_op *ops = set_ops(s);
+	char path[4200];
+	int ret;
+
+	if (!ops)
+		return ut_err_set(err, -ENOMEM,
+				  "out of memory to sort a transaction's %u writes",
+				  s->n);
+	keys.ops = ops;
+	keys.n = s->n;
+	ut_txn_keys_add(&eng->txn_keys, &keys);
+	ret = ut_txn_file_write(eng->store->dir, eng->store->sb.uuid, ops, s->n,
+				path, sizeof(path), err);
+	if (ret)
+		goto out_keys;
+	ret = pieces_apply(eng, ops, s->n, lsn);
+	if (!ret)
+		ret = pieces_done(eng, path, *lsn);
+	if (ret) {
+		atomic_store(&eng->txn_broken, ret);
+		ut_err_set(err, ret,
+			   "%s: a transaction of %u writes was committed (%s) but could not be applied: %s; it is applied when the store is next opened: close it and open it again",
+			   eng->store->dir, s->n, path, strerror(-ret));
+	}
+out_keys:
+	ut_txn_keys_remove(&eng->txn_keys, &keys);
 	free(ops);
 	return ret;
 }
@@ -349,12 +467,16 @@ int ut_txn_commit(struct ut_txn *t, struct ut_err *err)
 {
 	struct ut_engine *eng = t->eng;
 	struct txn_set *s = t->ws;
+	struct group_limits l;
 	uint64_t lsn = 0;
 	int ret = 0;
 
 	if (s && s->n) {
 		ret = row_write_begin(eng, err);
-		if (!ret) {
+		group_limits(eng, &l);
+		if (!ret && !group_fits(&l, s->n, s->redo, s->recs)) {
+			ret = large_commit(eng, s, &lsn, err);
+		} else if (!ret) {
 			ret = set_apply(eng, s, &lsn);
 			if (ret)
 				ret = row_error(eng, ret, err);
@@ -365,6 +487,39 @@ int ut_txn_commit(struct ut_txn *t, struct ut_err *err)
 		return ret;
 	t->lsn = lsn;
 	return commit_wait(eng, lsn, err);
+}
+
+/*
+ * At open, after recovery, with the cleaners running: every commit file
+ * in the store's directory applied and removed (one that does not check
+ * was never committed, and is removed unapplied).  *applied and *bad
+ * count them.
+ */
+int ut_txn_files_recover(struct ut_engine *eng, unsigned *applied,
+			 unsigned *bad, struct ut_err *err)
+{
+	struct ut_txn_file f;
+	uint64_t lsn = 0;
+	int ret;
+
+	*applied = 0;
+	*bad = 0;
+	while ((ret = ut_txn_file_first(eng->store->dir, eng->store->sb.uuid,
+					&f, bad, err)) == 1) {
+		ret = pieces_apply(eng, f.ops, f.n, &lsn);
+		if (!ret)
+			ret = pieces_done(eng, f.path, lsn);
+		if (ret) {
+			ut_err_set(err, ret,
+				   "%s: cannot apply this committed transaction's %zu writes: %s; it is kept, and applied at the next open",
+				   f.path, f.n, strerror(-ret));
+			ut_txn_file_release(&f);
+			return ret;
+		}
+		ut_txn_file_release(&f);
+		(*applied)++;
+	}
+	return ret;
 }
 
 /* ---- transactions of one write -------------------------------------- */
@@ -379,7 +534,9 @@ int ut_put(struct ut_engine *eng, uint64_t key, const void *val, uint32_t len,
 		ret = row_write_begin(eng, err);
 	if (ret)
 		return ret;
+	ut_txn_keys_enter(&eng->txn_keys, NULL, 0, key);
 	ret = ut_btree_put(&eng->tree, key, val, len, &lsn);
+	ut_txn_keys_leave(&eng->txn_keys);
 	if (ret)
 		return row_error(eng, ret, err);
 	return commit_wait(eng, lsn, err);
@@ -392,7 +549,9 @@ int ut_delete(struct ut_engine *eng, uint64_t key, struct ut_err *err)
 
 	if (ret)
 		return ret;
+	ut_txn_keys_enter(&eng->txn_keys, NULL, 0, key);
 	ret = ut_btree_delete(&eng->tree, key, &lsn);
+	ut_txn_keys_leave(&eng->txn_keys);
 	if (ret == -ENOENT)
 		return key_missing(key, err);
 	if (ret)

@@ -22,9 +22,11 @@ static const char txn_help[] =
 	"(blank lines and lines starting with '#' are skipped), and commits it\n"
 	"at the end of the input: every write, or none after any crash.  A key\n"
 	"written twice keeps its last write.  Nothing is applied when a line is\n"
-	"malformed, a delete names a key that is not there (exit 1), or the\n"
-	"transaction is larger than one commit can apply (keys for a quarter\n"
-	"of the buffer pool, redo for 3/32 of the log): one line says which.\n"
+	"malformed or a delete names a key that is not there (exit 1): one line\n"
+	"says which.  Its size is bounded by memory: a transaction larger than\n"
+	"one redo group is written to a commit file in DIR first (durable\n"
+	"before any write is applied; applied by the next open after a crash),\n"
+	"and refused with nothing applied when that file does not fit.\n"
 	"  --abort   read and check every line, then roll back: nothing changes\n"
 	"  --json    the outcome as JSON on stdout\n" CLI_WAIT_HELP;
 

@@ -126,11 +126,15 @@ int ut_delete(struct ut_engine *eng, uint64_t key, struct ut_err *err);
  * together.  A delete of a key that another commit removed meanwhile
  * does nothing.
  *
- * A write that would make the transaction larger than one commit can
- * apply (keys for a quarter of the pool's pages, redo for 3/32 of the
- * log) is refused with -E2BIG and a message; the transaction goes on
- * without it.  Every begun transaction ends with ut_txn_commit() or
- * ut_txn_rollback(), which free what it holds.
+ * A transaction is bounded by memory (its write set), not by the log:
+ * one larger than a commit can apply as one redo group (keys for a
+ * quarter of the pool's pages, redo for 3/32 of the log) commits
+ * through a commit file in the store's directory, durable before any
+ * write is applied, then applied in pieces; its keys wait for it
+ * meanwhile, and readers see its writes key by key until it returns.
+ * A write the memory cannot take fails with -ENOMEM and a message; the
+ * transaction goes on without it.  Every begun transaction ends with
+ * ut_txn_commit() or ut_txn_rollback(), which free what it holds.
  */
 struct ut_txn {
 	struct ut_engine *eng;
