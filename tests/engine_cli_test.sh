@@ -285,7 +285,7 @@ expect_fail "load: zero rows" "out of range" "$S" -- load "$S" --rows 0
 expect_fail "load: absurd value size" "out of range" "$S" -- load "$S" --rows 10 --value-size 10000000
 expect_fail "load: value larger than 1/8 page" "exceeds" "$S" -- load "$S" --rows 10 --value-size 5000
 expect_fail "bench: zero threads" "out of range" "$S" -- bench write "$S" --threads 0
-expect_fail "bench: 65 writes a transaction" "out of range" "$S" -- bench write "$S" --txn-writes 65
+expect_fail "bench: more writes a transaction than 2^24" "out of range" "$S" -- bench write "$S" --txn-writes 16777217
 expect_fail "bench: --pacing neither forecast, on, age nor off" "forecast (or on), age or off" "$S" -- bench write "$S" --pacing maybe
 expect_fail "bench: negative seconds" "not a number" "$S" -- bench write "$S" --seconds -1
 expect_fail "load: a count is not a size (--rows 3k)" "digits only" "$S" -- load "$S" --rows 3k

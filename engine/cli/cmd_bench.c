@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <untorn/engine.h>
+#include "base/err.h"
 #include "base/latch.h"
 #include "ack_dev.h"
 #include "cli.h"
@@ -23,7 +24,11 @@
 #include "rowgen.h"
 #include "store_cache.h"
 
-#define UT_BENCH_TXN_WRITES_MAX 64
+/* --txn-writes and --large-txn: bounded by memory, as transactions are */
+#define UT_BENCH_TXN_WRITES_MAX (1u << 24)
+/* --large-txn's keys: far above every key the workers write */
+#define LARGE_KEY_BASE (1ull << 40)
+#define LARGE_KEPT 4096 /* commit times kept for the median */
 
 /* untorn bench --help: every benchmark, each one's --help its options */
 static const char bench_overview[] =
@@ -76,8 +81,9 @@ static void bench_help(void)
 	ut_engine_opts_default(&d);
 	printf("usage: untorn bench write DIR [--regime commit|flush] [--threads T] [--seconds S]\n"
 	       "                         [--warmup S] [--commit sync|lazy] [--update-pct P]\n"
-	       "                         [--txn-writes N] [--value-size B] [--pool SIZE]\n"
-	       "                         [--cleaners N] [--flushing adaptive|eager] [--rows N]\n"
+	       "                         [--txn-writes N] [--large-txn N] [--value-size B]\n"
+	       "                         [--pool SIZE] [--cleaners N] [--rows N]\n"
+	       "                         [--flushing adaptive|eager]\n"
 	       "                         [--pacing forecast|age|off] [--json] [--wait S]\n"
 	       "\n"
 	       "T threads run transactions for S seconds: each is N row writes, each an\n"
@@ -93,6 +99,9 @@ static void bench_help(void)
 	       "doublewrite segments (2 by default): more cleaners than segments wait\n"
 	       "for slots.  --rows N: keys 0..N-1 exist (as after `load --rows N`);\n"
 	       "without it the store is scanned to find out.\n"
+	       "--large-txn N: one more thread commits transactions of N writes back\n"
+	       "to back beside the writers (keys of its own), as a bulk load would;\n"
+	       "the table gives their count and commit times.\n"
 	       "--ack-fd FD writes \"KEY VERSION\" of every acknowledged row write to FD;\n"
 	       "--ack-dev PATH writes each as a record of its own, one logical block,\n"
 	       "with O_DIRECT|O_DSYNC, to a block device (or file) for power-cut replays\n"
@@ -144,6 +153,13 @@ struct bench {
 	atomic_uint_fast64_t done; /* commits counted */
 	atomic_int failed;
 	struct ut_err err;
+	/* --large-txn N: one more thread commits N-write transactions back
+	 * to back beside the workers */
+	uint64_t large_txn;
+	pthread_t large_thread;
+	int large_started;
+	unsigned large_commits; /* those that ended while measuring */
+	double large_secs[LARGE_KEPT];
 };
 
 struct worker {
@@ -288,22 +304,75 @@ static int txn_run(struct worker *w, uint64_t *keys, uint64_t *version,
 	return ut_txn_commit(&t, err);
 }
 
+static void bench_fail(struct bench *b, const struct ut_err *err)
+{
+	if (!atomic_exchange(&b->failed, 1))
+		b->err = *err;
+	atomic_store(&b->stop, 1);
+}
+
+/* One large transaction: keys LARGE_KEY_BASE.. put at version. */
+static int large_run(struct bench *b, uint64_t version, struct ut_err *err)
+{
+	unsigned char val[65536];
+	struct ut_txn t;
+	uint64_t i;
+	int ret = 0;
+
+	ut_txn_begin(b->eng, &t);
+	for (i = 0; i < b->large_txn && !ret; i++) {
+		row_value(val, b->value_size, LARGE_KEY_BASE + i, version,
+			  b->threads);
+		ret = ut_txn_put(&t, LARGE_KEY_BASE + i, val, b->value_size,
+				 err);
+	}
+	if (ret) {
+		ut_txn_rollback(&t);
+		return ret;
+	}
+	return ut_txn_commit(&t, err);
+}
+
+static void *large_main(void *arg)
+{
+	struct bench *b = arg;
+	struct ut_err err = { "" };
+	uint64_t version = b->version_base, t0;
+
+	while (!atomic_load(&b->stop)) {
+		t0 = ut_now_ns();
+		if (large_run(b, ++version, &err)) {
+			bench_fail(b, &err);
+			break;
+		}
+		if (atomic_load(&b->measuring) && b->large_commits < LARGE_KEPT)
+			b->large_secs[b->large_commits++] =
+				(ut_now_ns() - t0) / 1e9;
+	}
+	return NULL;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct bench *b = w->b;
 	struct ut_err err = { "" };
-	uint64_t keys[UT_BENCH_TXN_WRITES_MAX] = { 0 };
+	uint64_t *keys = calloc(b->txn_writes, sizeof(*keys));
 	uint64_t version = b->version_base, t0;
 	int ret;
 
+	if (!keys) {
+		ut_err_set(&err, -ENOMEM,
+			   "out of memory for a transaction's %llu keys",
+			   (unsigned long long)b->txn_writes);
+		bench_fail(b, &err);
+		return NULL;
+	}
 	while (!atomic_load(&b->stop)) {
 		t0 = ut_now_ns();
 		ret = txn_run(w, keys, &version, &err);
 		if (ret) {
-			if (!atomic_exchange(&b->failed, 1))
-				b->err = err;
-			atomic_store(&b->stop, 1);
+			bench_fail(b, &err);
 			break;
 		}
 		if (atomic_load_explicit(&b->measuring, memory_order_relaxed))
@@ -312,6 +381,7 @@ static void *worker_main(void *arg)
 		if (txn_ack(b, keys, version, b->txn_writes))
 			break;
 	}
+	free(keys);
 	return NULL;
 }
 
@@ -508,6 +578,40 @@ static void resources_json(const struct bench *b, const struct bench_result *r,
 	json_u64(j, "memory_peak_bytes", b->pool_bytes + b->cache.peak);
 }
 
+static int secs_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* --large-txn's commits while measuring: their median and longest. */
+static void large_summary(struct bench *b, double *median, double *longest)
+{
+	unsigned n = b->large_commits;
+
+	*median = *longest = 0;
+	if (!n)
+		return;
+	qsort(b->large_secs, n, sizeof(double), secs_cmp);
+	*median = b->large_secs[n / 2];
+	*longest = b->large_secs[n - 1];
+}
+
+/* --large-txn: the transactions committed beside the workers */
+static void large_json(struct json *j, struct bench *b)
+{
+	double med, longest;
+
+	large_summary(b, &med, &longest);
+	json_obj_open(j, "large_txn");
+	json_u64(j, "writes", b->large_txn);
+	json_u64(j, "commits", b->large_commits);
+	json_f64(j, "commit_seconds_median", med);
+	json_f64(j, "commit_seconds_longest", longest);
+	json_obj_close(j);
+}
+
 /* One latch class's counts under key in latch_waits. */
 static void latch_json(struct json *j, const char *key,
 		       const struct ut_latch_stats *l)
@@ -536,6 +640,8 @@ static void print_json(struct bench *b, const struct bench_result *r,
 	json_str(&j, "commit", b->lazy ? "lazy" : "sync");
 	json_u64(&j, "threads", b->threads);
 	json_u64(&j, "txn_writes", b->txn_writes);
+	if (b->large_txn)
+		large_json(&j, b);
 	json_u64(&j, "cleaners", b->cleaners);
 	json_str(&j, "flushing", b->adaptive ? "adaptive" : "eager");
 	json_bool(&j, "pacing", strcmp(b->pacing_mode, "off") != 0);
@@ -617,6 +723,14 @@ static void print_table(struct bench *b, const struct bench_result *r)
 	       r->seconds, (unsigned long long)b->warmup);
 	printf("  %-22s %12.0f (%llu row write%s each)\n", "tps", r->tps,
 	       (unsigned long long)b->txn_writes, b->txn_writes > 1 ? "s" : "");
+	if (b->large_txn) {
+		double med, longest;
+
+		large_summary(b, &med, &longest);
+		printf("  %-22s %12u of %llu writes, commit median %.2f s, longest %.2f s\n",
+		       "large transactions", b->large_commits,
+		       (unsigned long long)b->large_txn, med, longest);
+	}
 	if (r->n_sec)
 		printf("  %-22s %12llu / %llu (%.2f), %u below half, %u at zero\n",
 		       "second median / worst",
@@ -733,6 +847,7 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 		{ "commit", required_argument, NULL, 'c' },
 		{ "update-pct", required_argument, NULL, 'u' },
 		{ "txn-writes", required_argument, NULL, 'n' },
+		{ "large-txn", required_argument, NULL, 'L' },
 		{ "value-size", required_argument, NULL, 'v' },
 		{ "pool", required_argument, NULL, 'p' },
 		{ "ack-fd", required_argument, NULL, 'a' },
@@ -814,6 +929,12 @@ static int bench_parse(int argc, char **argv, struct bench *b,
 			if (cli_parse_count("bench", "--txn-writes", optarg, 1,
 					    UT_BENCH_TXN_WRITES_MAX,
 					    &b->txn_writes))
+				return -1;
+			break;
+		case 'L':
+			if (cli_parse_count("bench", "--large-txn", optarg, 1,
+					    UT_BENCH_TXN_WRITES_MAX,
+					    &b->large_txn))
 				return -1;
 			break;
 		case 'v':
@@ -948,6 +1069,9 @@ static int bench_run(struct bench *b, struct worker *w, struct bench_result *r)
 			break;
 		started++;
 	}
+	if (started == b->threads && b->large_txn)
+		b->large_started =
+			!pthread_create(&b->large_thread, NULL, large_main, b);
 	count_seconds(b, t0, b->warmup, 0, r->warm_sec, &r->n_warm, NULL);
 	ut_latch_stats_reset();
 	ut_engine_stats(b->eng, &st0);
@@ -959,6 +1083,8 @@ static int bench_run(struct bench *b, struct worker *w, struct bench_result *r)
 	atomic_store(&b->stop, 1);
 	for (i = 0; i < started; i++)
 		pthread_join(w[i].thread, NULL);
+	if (b->large_started)
+		pthread_join(b->large_thread, NULL);
 	r->seconds = (ut_now_ns() - t0) / 1e9;
 	percentiles(w, started, r);
 	r->tps = r->commits / r->seconds;
@@ -970,7 +1096,9 @@ static int bench_run(struct bench *b, struct worker *w, struct bench_result *r)
 		dev0 < 0 ? -1 :
 			   device_bytes_written(ut_engine_data_path(b->eng)) -
 				   dev0;
-	return started == b->threads ? 0 : -EAGAIN;
+	return started == b->threads && (!b->large_txn || b->large_started) ?
+		       0 :
+		       -EAGAIN;
 }
 
 int cmd_bench(int argc, char **argv)
