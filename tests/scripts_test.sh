@@ -60,7 +60,7 @@ BAD_CMDS=("bench-matrix --log-room 64M --log-size 64M --out $scratch/o" "bench-m
 	  "profile-overhead --rounds" "profile-overhead --rounds x --dir $scratch"
 	  "profile-overhead --scripts nope --dir $scratch" "profile-overhead --dir $scratch/no"
 	  "../dev/crash-kill9 --trials" "../dev/crash-kill9 --trials x" "../dev/crash-matrix --trials"
-	  "../dev/crash-matrix --txn-writes 0" "../dev/crash-matrix --txn-writes 65"
+	  "../dev/crash-matrix --txn-writes 0" "../dev/crash-matrix --txn-writes 100001"
 	  "../dev/flushing-compare --guard floppy" "../dev/crash-kill9 --guard"
 	  "../dev/atomic-cost --qd 8,x --out $scratch/o" "../dev/atomic-cost --qd 300 --out $scratch/o"
 	  "../dev/atomic-cost --device floppy --out $scratch/o" "../dev/atomic-cost --dir $scratch/no --out $scratch/o"
