@@ -189,6 +189,9 @@ static void set_free(struct txn_set *s)
  * mini-transaction; a larger one through its commit file, in pieces
  * each within them.
  */
+/* a large commit's piece: this fraction of one group's limits */
+#define UT_TXN_PIECE_SHARE 4
+
 struct group_limits {
 	size_t redo;
 	unsigned keys;
@@ -387,6 +390,11 @@ static int pieces_apply(struct ut_engine *eng, const struct ut_tree_op *ops,
 	int ret;
 
 	group_limits(eng, &l);
+	/* a piece takes a quarter of what one commit may: the commits
+	 * beside it share the pool's fixed leaves and the log's redo to
+	 * come with it (ut_btree_apply's budget), and wait less */
+	l.redo /= UT_TXN_PIECE_SHARE;
+	l.keys /= UT_TXN_PIECE_SHARE;
 	while (i < n) {
 		for (j = i, redo = 0, recs = 0; j < n; j++) {
 			ut_btree_op_bound(&eng->tree, ops[j].len, ops[j].del,
