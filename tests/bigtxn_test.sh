@@ -76,13 +76,15 @@ for t in $(seq 1 "$TRIALS"); do
 	put_lines $N "$v" >"$scratch/kill.in"
 	"$untorn" txn "$s" <"$scratch/kill.in" >"$scratch/kill.out" 2>&1 &
 	txn_pid=$!
+	# the moment of the kill (not a wait for anything): odd trials 0-1 s
+	# from the start (reading the input, writing the file, applying);
+	# even ones 0-0.3 s after the commit file exists, into its apply
+	at="0.$((RANDOM % 10))$((RANDOM % 10))"
 	if [ $((t % 2)) -eq 0 ]; then
-		# odd trials at a random moment from the start (reading its
-		# input, writing the file); even ones once the commit file
-		# exists, a random moment into its apply
 		while kill -0 "$txn_pid" 2>/dev/null && [ "$(txn_files "$s")" -eq 0 ]; do :; done
+		at="0.$((RANDOM % 3))$((RANDOM % 10))"
 	fi
-	sleep "0.$((RANDOM % 10))$((RANDOM % 10))"	# the moment of the kill, not a wait for anything
+	sleep "$at"
 	kill -9 "$txn_pid" 2>/dev/null
 	wait "$txn_pid" 2>/dev/null
 	txn_pid=
