@@ -211,7 +211,7 @@ static int file_parse(struct ut_txn_file *f, const uint8_t uuid[16])
 	uint64_t n, bytes, i;
 	unsigned char hdr[H_END];
 
-	if (f->map_len < HDR_BYTES || memcmp(h + H_MAGIC, HDR_MAGIC, 8) ||
+	if (!h || f->map_len < HDR_BYTES || memcmp(h + H_MAGIC, HDR_MAGIC, 8) ||
 	    get_le32(h + H_VERSION) != HDR_VERSION)
 		return -EBADMSG;
 	memcpy(hdr, h, H_END);
