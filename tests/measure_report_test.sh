@@ -13,14 +13,15 @@
 # prints through doublewrite-cost --report-only as one round: no
 # spread, its status the verdict's.  The redo lever (doublewrite with 4x
 # the server's redo log) is told the same way, and weighed against
-# turning the doublewrite off by its ratio to none.
+# turning the doublewrite off by its ratio to none.  dev/measure-repeat
+# counts the pairs of results whose intervals overlap.
 set -u
 
 top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-measure-report-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 8
+ktap_plan 9
 export PYTHONPATH=$top/scripts/lib PYTHONDONTWRITEBYTECODE=1
 
 # unit CODE: the module's functions as M, a verdict as V; prints its own
@@ -180,5 +181,39 @@ rc=$?
 echo "# $(cat "$scratch/err")"
 [ $rc -eq 2 ] && [ ! -s "$scratch/out.json" ] && [ "$(wc -l <"$scratch/err")" -eq 1 ] && grep -q "did not run" "$scratch/err"
 ok $? "doublewrite in no round: one line saying it did not run, exit 2, no result"
+
+# dev/measure-repeat --from: pairs of results compared ratio by ratio
+python3 - "$scratch" <<'PY'
+import json, sys
+d = sys.argv[1]
+def res(name, nd, gn):
+    json.dump({"ratios": {"none_over_doublewrite": {"median": sum(nd) / 2, "low": nd[0], "high": nd[1]},
+                          "guard_over_none": {"median": sum(gn) / 2, "low": gn[0], "high": gn[1]},
+                          "redo4x_over_doublewrite": None}}, open("%s/%s.json" % (d, name), "w"))
+res("a1", (1.02, 1.15), (0.95, 1.03))
+res("a2", (1.10, 1.20), (0.99, 1.01))   # overlaps a1 in both
+res("b1", (1.02, 1.08), (0.95, 1.03))
+res("b2", (1.09, 1.20), (0.96, 1.00))   # none/doublewrite apart from b1's
+json.dump({"runs": []}, open("%s/bad.json" % d, "w"))
+PY
+"$top/dev/measure-repeat" --from "$scratch/a1.json" "$scratch/a2.json" >"$scratch/rep.ok" 2>&1
+rc_ok=$?
+"$top/dev/measure-repeat" --json --from "$scratch/a1.json" "$scratch/a2.json" "$scratch/b1.json" "$scratch/b2.json" >"$scratch/rep.json" 2>&1
+rc_no=$?
+"$top/dev/measure-repeat" --from "$scratch/a1.json" "$scratch/bad.json" >/dev/null 2>"$scratch/rep.err"
+rc_bad=$?
+"$top/dev/measure-repeat" --from "$scratch/a1.json" >/dev/null 2>"$scratch/rep.err1"
+rc_odd=$?
+sed 's/^/# /' "$scratch/rep.ok"
+[ $rc_ok -eq 0 ] && grep -q '^1 of 1 pairs overlap' "$scratch/rep.ok" && [ $rc_no -eq 1 ] &&
+	python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = r["pairs"]
+assert (r["overlapping"], r["of"]) == (1, 2), r
+assert [x["overlap"] for x in p[1]["ratios"]] == [True, False], p[1]   # guard_over_none, none_over_doublewrite
+' "$scratch/rep.json" && [ $rc_bad -eq 2 ] && grep -q 'not an untorn-fscheck --measure result' "$scratch/rep.err" &&
+	[ $rc_odd -eq 2 ] && grep -q 'even number' "$scratch/rep.err1"
+ok $? "dev/measure-repeat --from: pairs whose intervals overlap in every ratio counted (exit 0), one apart (exit 1, the ratio named in JSON), a file that is no result or an odd count refused (exit 2)"
 
 ktap_finish
