@@ -17,6 +17,7 @@
 #include <untorn/engine.h>
 #include "base/err.h"
 #include "base/latch.h"
+#include "buf/log_space.h"
 #include "ack_dev.h"
 #include "cli.h"
 #include "fscaps.h"
@@ -73,11 +74,37 @@ static void bench_regimes_help(void)
 		       r->warmup, r->why);
 }
 
+/* log_space.h's shares of the log, taken of this capacity and said as
+ * fractions in lowest terms */
+#define UT_FRAC_LOG (320ull << 12) /* a multiple of 10 and of 64 */
+/* the forecast pacing's target: the stop less its least margin */
+#define FORECAST_TARGET(c) (UT_FLUSH_STOP(c) - UT_PACE_MARGIN_MIN(c))
+
+/* A share of UT_FRAC_LOG as "5/8" in buf. */
+static void log_frac(char *buf, size_t cap, uint64_t of_log)
+{
+	uint64_t num = of_log, den = UT_FRAC_LOG, a = num, b = den, t;
+
+	while (b) {
+		t = a % b;
+		a = b;
+		b = t;
+	}
+	snprintf(buf, cap, "%llu/%llu", (unsigned long long)(num / a),
+		 (unsigned long long)(den / a));
+}
+
 /* The help, with the engine's defaults it states from where they are set. */
 static void bench_help(void)
 {
+	char stop[16], eager[16], lwm[16], target[16], age[16];
 	struct ut_engine_opts d;
 
+	log_frac(stop, sizeof(stop), UT_FLUSH_STOP(UT_FRAC_LOG));
+	log_frac(eager, sizeof(eager), UT_LOG_EAGER_AGE(UT_FRAC_LOG));
+	log_frac(lwm, sizeof(lwm), UT_FLUSH_LWM(UT_FRAC_LOG));
+	log_frac(target, sizeof(target), FORECAST_TARGET(UT_FRAC_LOG));
+	log_frac(age, sizeof(age), UT_PACE_AGE_TARGET(UT_FRAC_LOG));
 	ut_engine_opts_default(&d);
 	printf("usage: untorn bench write DIR [--regime commit|flush] [--threads T] [--seconds S]\n"
 	       "                         [--warmup S] [--commit sync|lazy] [--update-pct P]\n"
@@ -113,20 +140,20 @@ static void bench_help(void)
 	       "longest stretch below half, the time to settle (seconds from the\n"
 	       "writers' start, warm-up included, to the first second after which none\n"
 	       "falls below half the median; --json also gives the warm-up's seconds),\n"
-	       "and the time row writes waited for log space (the log-free check at 5/8\n"
+	       "and the time row writes waited for log space (the log-free check at %s\n"
 	       "of the log).\n"
 	       "--flushing eager (the default: the cleaners flush flat out while the\n"
-	       "checkpoint age is over a tenth of the log) or adaptive (they follow the\n"
-	       "age and the redo rate from half the log on).  --pacing forecast (the\n"
-	       "default; on says the same) gives writers a redo rate from a tenth of\n"
+	       "checkpoint age is over %s of the log) or adaptive (they follow the\n"
+	       "age and the redo rate from %s of the log on).  --pacing forecast (the\n"
+	       "default; on says the same) gives writers a redo rate from %s of\n"
 	       "the log on: what lets the cleaners, at their measured page rate, write\n"
-	       "every page dirty now before the age reaches 19/32 of the log.  age: the\n"
-	       "rate the checkpoint freed over the last turn, pulled toward 9/16, from\n"
-	       "half the log on (the default before; bursts for a minute after a cold\n"
-	       "start).  off: writers run until the stop at 5/8 and wait there (for\n"
+	       "every page dirty now before the age reaches %s of the log.  age: the\n"
+	       "rate the checkpoint freed over the last turn, pulled toward %s, from\n"
+	       "%s of the log on (the default before; bursts for a minute after a cold\n"
+	       "start).  off: writers run until the stop at %s and wait there (for\n"
 	       "comparisons).\n"
 	       "--regime names a whole set, which options given as well override:\n",
-	       d.cleaners);
+	       d.cleaners, stop, eager, lwm, eager, target, age, lwm, stop);
 	bench_regimes_help();
 	fputs("\n" CLI_WAIT_HELP, stdout);
 }
