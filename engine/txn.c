@@ -52,6 +52,14 @@ static int row_error(struct ut_engine *eng, int ret, struct ut_err *err)
 			  eng->store->data_path, strerror(-ret));
 }
 
+/* After a large commit committed but not applied: every row write. */
+static int broken_error(struct ut_engine *eng, int ret, struct ut_err *err)
+{
+	return ut_err_set(err, ret,
+			  "%s: a large transaction's commit could not be applied (%s); its commit file is applied when the store is next opened: close it and open it again",
+			  eng->store->dir, strerror(-ret));
+}
+
 /* Before a row write: a cleaner's failure stops it, and it waits here
  * (holding no latch) while the log has no space. */
 static int row_write_begin(struct ut_engine *eng, struct ut_err *err)
@@ -62,9 +70,7 @@ static int row_write_begin(struct ut_engine *eng, struct ut_err *err)
 		return row_error(eng, ret, err);
 	ret = atomic_load(&eng->txn_broken);
 	if (ret)
-		return ut_err_set(err, ret,
-				  "%s: a large transaction's commit could not be applied (%s); its commit file is kept and applied when the store is next opened: close it and open it again",
-				  eng->store->dir, strerror(-ret));
+		return broken_error(eng, ret, err);
 	ut_flush_log_free_check(&eng->flush);
 	return 0;
 }
@@ -189,6 +195,9 @@ static void set_free(struct txn_set *s)
  * mini-transaction; a larger one through its commit file, in pieces
  * each within them.
  */
+/* the writes a transaction may hold: the write set's index is 32 bits */
+#define UT_TXN_WRITES_MAX (1u << 30)
+
 /* a large commit's piece: this fraction of one group's limits */
 #define UT_TXN_PIECE_SHARE 4
 
@@ -233,6 +242,10 @@ static int set_write(struct ut_txn *t, uint64_t key, const void *val,
 	if (w)
 		ut_btree_op_bound(&t->eng->tree, w->len, w->del, &old_bytes,
 				  &old_recs);
+	if (!w && s->n >= UT_TXN_WRITES_MAX)
+		return ut_err_set(err, -E2BIG,
+				  "transaction too large: %u keys is the most one transaction may write; commit and go on in a new transaction",
+				  UT_TXN_WRITES_MAX);
 	/* everything that can fail before anything changes */
 	if (!w && set_grow(s))
 		goto out_no_memory;
@@ -348,13 +361,15 @@ static struct ut_tree_op *set_ops(const struct txn_set *s)
  * ut_delete() do, several as one mini-transaction; its keys wait for a
  * large commit that holds one. */
 static int set_apply(struct ut_engine *eng, const struct txn_set *s,
-		     uint64_t *lsn)
+		     uint64_t *lsn, struct ut_err *err)
 {
 	struct ut_tree_op *ops;
 	int ret;
 
 	if (s->n == 1) {
-		ut_txn_keys_enter(&eng->txn_keys, NULL, 0, s->w[0].key);
+		ret = ut_txn_keys_enter(&eng->txn_keys, NULL, 0, s->w[0].key);
+		if (ret)
+			return broken_error(eng, ret, err);
 		if (!s->w[0].del)
 			ret = ut_btree_put(&eng->tree, s->w[0].key,
 					   s->arena + s->w[0].off, s->w[0].len,
@@ -362,16 +377,22 @@ static int set_apply(struct ut_engine *eng, const struct txn_set *s,
 		else
 			ret = ut_btree_delete(&eng->tree, s->w[0].key, lsn);
 		ut_txn_keys_leave(&eng->txn_keys);
-		return ret == -ENOENT ? 0 : ret; /* gone since: nothing to do */
+		if (ret == -ENOENT) /* gone since: nothing to do */
+			return 0;
+		return ret ? row_error(eng, ret, err) : 0;
 	}
 	ops = set_ops(s);
 	if (!ops)
-		return -ENOMEM;
-	ut_txn_keys_enter(&eng->txn_keys, ops, s->n, 0);
+		return row_error(eng, -ENOMEM, err);
+	ret = ut_txn_keys_enter(&eng->txn_keys, ops, s->n, 0);
+	if (ret) {
+		free(ops);
+		return broken_error(eng, ret, err);
+	}
 	ret = ut_btree_apply(&eng->tree, ops, s->n, lsn);
 	ut_txn_keys_leave(&eng->txn_keys);
 	free(ops);
-	return ret;
+	return ret ? row_error(eng, ret, err) : 0;
 }
 
 /*
@@ -451,24 +472,37 @@ static int large_commit(struct ut_engine *eng, const struct txn_set *s,
 				  s->n);
 	keys.ops = ops;
 	keys.n = s->n;
-	ut_txn_keys_add(&eng->txn_keys, &keys);
+	ret = ut_txn_keys_add(&eng->txn_keys, &keys);
+	if (ret) {
+		free(ops);
+		return broken_error(eng, ret, err);
+	}
 	ret = ut_txn_file_write(eng->store->dir, eng->store->sb.uuid, ops, s->n,
 				path, sizeof(path), err);
+	if (ret == -EUCLEAN) /* a file that may survive: as if committed */
+		goto out_committed;
 	if (ret)
 		goto out_keys;
 	ret = pieces_apply(eng, ops, s->n, lsn);
 	if (!ret)
 		ret = pieces_done(eng, path, *lsn);
 	if (ret) {
-		atomic_store(&eng->txn_broken, ret);
-		ut_err_set(err, ret,
+		ut_err_set(err, -EUCLEAN,
 			   "%s: a transaction of %u writes was committed (%s) but could not be applied: %s; it is applied when the store is next opened: close it and open it again",
 			   eng->store->dir, s->n, path, strerror(-ret));
+		goto out_committed;
 	}
 out_keys:
 	ut_txn_keys_remove(&eng->txn_keys, &keys);
 	free(ops);
 	return ret;
+out_committed:
+	/* its keys can never be given back: the file applied at the next
+	 * open would overwrite any later write to them */
+	atomic_store(&eng->txn_broken, ret);
+	ut_txn_keys_fail(&eng->txn_keys, &keys, ret);
+	free(ops);
+	return -EUCLEAN;
 }
 
 int ut_txn_commit(struct ut_txn *t, struct ut_err *err)
@@ -485,9 +519,7 @@ int ut_txn_commit(struct ut_txn *t, struct ut_err *err)
 		if (!ret && !group_fits(&l, s->n, s->redo, s->recs)) {
 			ret = large_commit(eng, s, &lsn, err);
 		} else if (!ret) {
-			ret = set_apply(eng, s, &lsn);
-			if (ret)
-				ret = row_error(eng, ret, err);
+			ret = set_apply(eng, s, &lsn, err);
 		}
 	}
 	ut_txn_rollback(t);
@@ -542,7 +574,9 @@ int ut_put(struct ut_engine *eng, uint64_t key, const void *val, uint32_t len,
 		ret = row_write_begin(eng, err);
 	if (ret)
 		return ret;
-	ut_txn_keys_enter(&eng->txn_keys, NULL, 0, key);
+	ret = ut_txn_keys_enter(&eng->txn_keys, NULL, 0, key);
+	if (ret)
+		return broken_error(eng, ret, err);
 	ret = ut_btree_put(&eng->tree, key, val, len, &lsn);
 	ut_txn_keys_leave(&eng->txn_keys);
 	if (ret)
@@ -557,7 +591,9 @@ int ut_delete(struct ut_engine *eng, uint64_t key, struct ut_err *err)
 
 	if (ret)
 		return ret;
-	ut_txn_keys_enter(&eng->txn_keys, NULL, 0, key);
+	ret = ut_txn_keys_enter(&eng->txn_keys, NULL, 0, key);
+	if (ret)
+		return broken_error(eng, ret, err);
 	ret = ut_btree_delete(&eng->tree, key, &lsn);
 	ut_txn_keys_leave(&eng->txn_keys);
 	if (ret == -ENOENT)

@@ -160,11 +160,22 @@ int ut_txn_file_write(const char *dir, const uint8_t uuid[16],
 	if (!ret)
 		ret = dir_sync(dir);
 	if (ret)
-		goto out_unlink;
+		goto out_spoil;
 	ut_sys.close(fd);
 	free(h);
 	return 0;
 
+out_spoil:
+	/* the header may reach the disk later, and the file with it: zero
+	 * it, durably, before the file goes, or say it may survive */
+	memset(h, 0, HDR_BYTES);
+	if (write_all(fd, h, HDR_BYTES, 0) || ut_sys.fdatasync(fd)) {
+		ut_sys.close(fd);
+		free(h);
+		return ut_err_set(err, -EUCLEAN,
+				  "%s: a transaction's commit file could not be made durable (%s) nor spoilt: it may survive a crash and be applied at the next open; close the store and open it again",
+				  path, strerror(-ret));
+	}
 out_unlink:
 	ut_sys.close(fd);
 	unlink(path);

@@ -28,7 +28,9 @@
 
 /* Writes ops[0..n) (in key order) to a new commit file in dir and makes
  * it durable; its path in path (cap bytes).  On failure nothing is left
- * in dir, and err names the cause and the fix. */
+ * in dir that an open would apply, and err names the cause and the fix;
+ * but -EUCLEAN: the file could be neither made durable nor spoilt, and
+ * may survive a crash (the caller treats it as committed). */
 int ut_txn_file_write(const char *dir, const uint8_t uuid[16],
 		      const struct ut_tree_op *ops, size_t n, char *path,
 		      size_t cap, struct ut_err *err);

@@ -11,6 +11,7 @@ void ut_txn_keys_init(struct ut_txn_keys *k)
 	ut_cond_init(&k->removed);
 	k->removals = 0;
 	k->sets = NULL;
+	k->failed = 0;
 	atomic_init(&k->n_sets, 0);
 }
 
@@ -93,14 +94,20 @@ static uint64_t removals_now(struct ut_txn_keys *k)
 	return r;
 }
 
-void ut_txn_keys_enter(struct ut_txn_keys *k, const struct ut_tree_op *ops,
-		       size_t n, uint64_t key)
+int ut_txn_keys_enter(struct ut_txn_keys *k, const struct ut_tree_op *ops,
+		      size_t n, uint64_t key)
 {
 	for (;;) {
 		ut_rwlock_rdlock(&k->gate);
+		if (k->failed) {
+			int err = k->failed;
+
+			ut_rwlock_unlock(&k->gate);
+			return err;
+		}
 		if (!atomic_load_explicit(&k->n_sets, memory_order_relaxed) ||
 		    !keys_taken(k, ops, n, key))
-			return;
+			return 0;
 		wait_removal(k, removals_now(k));
 	}
 }
@@ -110,12 +117,18 @@ void ut_txn_keys_leave(struct ut_txn_keys *k)
 	ut_rwlock_unlock(&k->gate);
 }
 
-void ut_txn_keys_add(struct ut_txn_keys *k, struct ut_txn_keyset *set)
+int ut_txn_keys_add(struct ut_txn_keys *k, struct ut_txn_keyset *set)
 {
 	const struct ut_txn_keyset *s;
+	int err;
 
 	for (;;) {
 		ut_rwlock_wrlock(&k->gate);
+		err = k->failed;
+		if (err) {
+			ut_rwlock_unlock(&k->gate);
+			return err;
+		}
 		for (s = k->sets; s && !sets_meet(s, set); s = s->next)
 			;
 		if (!s)
@@ -126,21 +139,38 @@ void ut_txn_keys_add(struct ut_txn_keys *k, struct ut_txn_keyset *set)
 	k->sets = set;
 	atomic_fetch_add(&k->n_sets, 1);
 	ut_rwlock_unlock(&k->gate);
+	return 0;
 }
 
-void ut_txn_keys_remove(struct ut_txn_keys *k, struct ut_txn_keyset *set)
+/* Under the gate held alone: set unlinked, and its waiters woken. */
+static void set_unlink(struct ut_txn_keys *k, struct ut_txn_keyset *set,
+		       int err)
 {
 	struct ut_txn_keyset **p;
 
-	ut_rwlock_wrlock(&k->gate);
 	for (p = &k->sets; *p && *p != set; p = &(*p)->next)
 		;
 	if (*p)
 		*p = set->next;
 	atomic_fetch_sub(&k->n_sets, 1);
+	if (err)
+		k->failed = err;
 	ut_mutex_lock(&k->mutex);
 	k->removals++;
 	pthread_cond_broadcast(&k->removed);
 	ut_mutex_unlock(&k->mutex);
+}
+
+void ut_txn_keys_fail(struct ut_txn_keys *k, struct ut_txn_keyset *set, int err)
+{
+	ut_rwlock_wrlock(&k->gate);
+	set_unlink(k, set, err);
+	ut_rwlock_unlock(&k->gate);
+}
+
+void ut_txn_keys_remove(struct ut_txn_keys *k, struct ut_txn_keyset *set)
+{
+	ut_rwlock_wrlock(&k->gate);
+	set_unlink(k, set, 0);
 	ut_rwlock_unlock(&k->gate);
 }

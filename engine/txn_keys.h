@@ -35,19 +35,27 @@ struct ut_txn_keys {
 	uint64_t removals;
 	struct ut_txn_keyset *sets;
 	atomic_uint n_sets;
+	int failed; /* a large commit committed but not applied: -errno */
 };
 
 void ut_txn_keys_init(struct ut_txn_keys *k);
 void ut_txn_keys_destroy(struct ut_txn_keys *k);
 /* A commit of ops[0..n) (any order), or of one key (ops NULL, key): in
- * when none of its keys is a large commit's, waiting until then; it
- * leaves after it has applied its writes. */
-void ut_txn_keys_enter(struct ut_txn_keys *k, const struct ut_tree_op *ops,
-		       size_t n, uint64_t key);
+ * (0) when none of its keys is a large commit's, waiting until then; it
+ * leaves after it has applied its writes.  Once a large commit has
+ * failed (ut_txn_keys_fail) it is refused: that failure, -errno. */
+int ut_txn_keys_enter(struct ut_txn_keys *k, const struct ut_tree_op *ops,
+		      size_t n, uint64_t key);
 void ut_txn_keys_leave(struct ut_txn_keys *k);
 /* A large commit's keys, added once no other large commit shares one
- * (waiting until then), and removed at its end. */
-void ut_txn_keys_add(struct ut_txn_keys *k, struct ut_txn_keyset *set);
+ * (waiting until then; refused after a failure, as enter is), and
+ * removed at its end. */
+int ut_txn_keys_add(struct ut_txn_keys *k, struct ut_txn_keyset *set);
 void ut_txn_keys_remove(struct ut_txn_keys *k, struct ut_txn_keyset *set);
+/* A large commit committed but not applied (its file is applied at the
+ * next open): its keys can never be given back, so from now on every
+ * commit is refused with err, and those waiting wake to it. */
+void ut_txn_keys_fail(struct ut_txn_keys *k, struct ut_txn_keyset *set,
+		      int err);
 
 #endif

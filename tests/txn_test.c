@@ -20,6 +20,7 @@
 #include <time.h>
 #include <untorn/engine.h>
 #include <untorn/store.h>
+#include "io/sysio.h"
 #include "rowgen.h"
 #include "ktap.h"
 #include "testlib.h"
@@ -57,6 +58,16 @@ static int put_version(struct ut_txn *t, uint64_t key, uint64_t ver)
 
 	row_value(val, sizeof(val), key, ver, 0);
 	return ut_txn_put(t, key, val, sizeof(val), &err);
+}
+
+/* A put of key at version ver now, alone: 0 or -errno (err says). */
+static int put_version_now(struct ut_engine *eng, uint64_t key, uint64_t ver,
+			   struct ut_err *err)
+{
+	unsigned char val[100];
+
+	row_value(val, sizeof(val), key, ver, 0);
+	return ut_put(eng, key, val, sizeof(val), err);
 }
 
 /* Keys 0..n-1 at version 1, committed one by one. */
@@ -204,6 +215,58 @@ static void larger_than_a_group(void)
 		ut_engine_close(eng, &err2);
 	ktap_ok(ok && eng,
 		"a transaction of %u writes (keys for 200 times a quarter of a 2 MiB pool, redo many times 3/32 of an 8 MiB log) commits whole, nothing before its commit, no commit file left, all there after a reopen",
+		n);
+}
+
+static atomic_int enospc_armed;
+
+/* the data file cannot grow once armed */
+static int enospc_fallocate(int fd, int mode, off_t off, off_t len)
+{
+	if (atomic_load(&enospc_armed))
+		return -ENOSPC;
+	return fallocate(fd, mode, off, len) ? -errno : 0;
+}
+
+/* A large commit whose pieces run out of room after its commit point:
+ * it is committed, so -EUCLEAN, every later write refused (its keys can
+ * never be given back), and the next open applies it whole. */
+static void large_commit_fails(void)
+{
+	struct ut_err err = { "" }, err2 = { "" }, err3 = { "" };
+	struct ut_engine *eng;
+	struct ut_txn t;
+	const unsigned n = 50000;
+	unsigned i, whole = 0;
+	int ret, put, ok = 1;
+
+	if (make_store("fails", 8 << 20) ||
+	    !(eng = open_engine(2 << 20, UT_COMMIT_SYNC))) {
+		ktap_ok(0, "a large commit that fails after its commit point");
+		return;
+	}
+	ut_sys.fallocate = enospc_fallocate;
+	ut_txn_begin(eng, &t);
+	ok &= !fill(&t, 100000, n, &err);
+	atomic_store(&enospc_armed, 1);
+	ret = ut_txn_commit(&t, &err);
+	put = put_version_now(eng, 7, 3, &err2);
+	atomic_store(&enospc_armed, 0);
+	ktap_diag("commit: %s", err.msg);
+	ktap_diag("a put after it: %s", err2.msg);
+	ok &= ret == -EUCLEAN && strstr(err.msg, "was committed") && put &&
+	      strstr(err2.msg, "could not be applied");
+	ut_engine_close(eng, &err3);
+	ut_sys_reset();
+	eng = open_engine(2 << 20, UT_COMMIT_SYNC);
+	for (i = 0; eng && i < n; i++)
+		whole += version_of(eng, 100000 + i) == 2;
+	ktap_diag("after the open: %u of %u writes there", whole, n);
+	ok &= eng && whole == n && !version_of(eng, 7) && no_commit_file();
+	if (eng)
+		ut_engine_close(eng, &err3);
+	ktap_ok(ok,
+		"a large commit whose data file cannot grow after its commit point: -EUCLEAN, a put after it refused in one line, and the next open applies all %u writes",
 		n);
 }
 
@@ -576,9 +639,10 @@ static void kill9(void)
 int main(void)
 {
 	test_scratch_dir("txn");
-	ktap_plan(7);
+	ktap_plan(8);
 	rollback_and_own_writes();
 	larger_than_a_group();
+	large_commit_fails();
 	last_commit_wins();
 	ascending_inserts();
 	deletes_and_a_large_row();

@@ -156,14 +156,17 @@ int ut_txn_get(struct ut_txn *t, uint64_t key, void *buf, uint32_t cap,
  * be durable.  The transaction is over whatever it returns; on an error
  * none of its writes was applied, but for -EUCLEAN: pages changed in
  * memory before a failure, never expected (the commit reserves what it
- * needs first). */
+ * needs first); or a transaction larger than one redo group committed
+ * (its commit file durable) but not all applied: every later row write
+ * fails, and the next open applies it whole. */
 int ut_txn_commit(struct ut_txn *t, struct ut_err *err);
 /* Ends the transaction, leaving no trace of it. */
 void ut_txn_rollback(struct ut_txn *t);
 
 typedef int (*ut_scan_fn)(uint64_t key, const void *val, uint32_t len,
 			  void *user);
-/* Calls fn for every key >= from in key order until fn returns non-zero. */
+/* Calls fn for every key >= from in key order until fn returns non-zero.
+ * fn must not write to the store: the scan holds what commits wait for. */
 int ut_scan(struct ut_engine *eng, uint64_t from, ut_scan_fn fn, void *user);
 
 enum ut_readahead {
