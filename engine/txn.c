@@ -551,7 +551,7 @@ int ut_txn_files_recover(struct ut_engine *eng, unsigned *applied,
 			ret = pieces_done(eng, f.path, lsn);
 		if (ret) {
 			ut_err_set(err, ret,
-				   "%s: cannot apply this committed transaction's %zu writes: %s; it is kept, and applied at the next open",
+				   "%s: cannot apply this committed transaction's %zu writes: %s; it is applied (again) at the next open",
 				   f.path, f.n, strerror(-ret));
 			ut_txn_file_release(&f);
 			return ret;

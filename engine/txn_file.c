@@ -227,9 +227,10 @@ static int file_parse(struct ut_txn_file *f, const uint8_t uuid[16])
 		return -EBADMSG;
 	memcpy(hdr, h, H_END);
 	put_le32(hdr + H_CRC, 0);
-	if (ut_crc32c(0, hdr, H_END) != get_le32(h + H_CRC) ||
-	    memcmp(h + H_UUID, uuid, 16))
+	if (ut_crc32c(0, hdr, H_END) != get_le32(h + H_CRC))
 		return -EBADMSG;
+	if (memcmp(h + H_UUID, uuid, 16))
+		return -ESTALE; /* another store's: not ours to apply or remove */
 	n = get_le64(h + H_N);
 	bytes = get_le64(h + H_BYTES);
 	if (bytes > f->map_len - HDR_BYTES || n > bytes / W_HDR ||
@@ -306,6 +307,10 @@ int ut_txn_file_first(const char *dir, const uint8_t uuid[16],
 			    strlen(UT_TXN_FILE_PREFIX)))
 			continue;
 		ret = file_open(dir, e->d_name, uuid, f);
+		if (ret == -ESTALE) {
+			ret = 0;
+			continue;
+		}
 		if (ret == -EBADMSG) { /* never committed: its writes go */
 			(*bad)++;
 			ret = ut_txn_file_remove(f->path);

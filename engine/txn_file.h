@@ -50,7 +50,8 @@ struct ut_txn_file {
 /*
  * A commit file of the store in dir: 1 and *f filled, 0 when there is
  * none, or -errno (err says which file and why).  A file that does not
- * check is removed and skipped (*bad counts them).  The caller applies
+ * check is removed and skipped (*bad counts them); another store's (its
+ * uuid) is left alone.  The caller applies
  * and removes it before it asks again; ut_txn_file_release() frees what
  * *f holds.
  */
