@@ -15,6 +15,7 @@
 #include "base/bytes.h"
 #include "base/crc32c.h"
 #include "base/err.h"
+#include "io/file.h"
 #include "io/sysio.h"
 #include "txn_file.h"
 
@@ -34,18 +35,6 @@
 #define W_HDR 16u
 #define W_DELETE 1u
 #define CHUNK (1u << 20)
-
-static int dir_sync(const char *dir)
-{
-	int fd = ut_sys.open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
-	int ret;
-
-	if (fd < 0)
-		return fd;
-	ret = ut_sys.fsync(fd);
-	ut_sys.close(fd);
-	return ret;
-}
 
 static int write_all(int fd, const void *buf, size_t len, off_t off)
 {
@@ -158,7 +147,7 @@ int ut_txn_file_write(const char *dir, const uint8_t uuid[16],
 	if (!ret)
 		ret = ut_sys.fdatasync(fd);
 	if (!ret)
-		ret = dir_sync(dir);
+		ret = ut_dir_sync(dir);
 	if (ret)
 		goto out_spoil;
 	ut_sys.close(fd);
@@ -202,7 +191,7 @@ int ut_txn_file_remove(const char *path)
 	slash = strrchr(dir, '/');
 	if (slash)
 		*slash = 0;
-	return dir_sync(slash ? dir : ".");
+	return ut_dir_sync(slash ? dir : ".");
 }
 
 void ut_txn_file_release(struct ut_txn_file *f)

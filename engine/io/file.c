@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * file.c - creating a preallocated file with a synced header, its body
- * left zero or filled with a repeated block.
+ * left zero or filled with a repeated block; a directory's fsync.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +14,18 @@
 #include "io/file.h"
 
 #define FILL_CHUNK (1u << 20)
+
+int ut_dir_sync(const char *dir)
+{
+	int fd = ut_sys.open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	int ret;
+
+	if (fd < 0)
+		return fd;
+	ret = ut_sys.fsync(fd);
+	ut_sys.close(fd);
+	return ret;
+}
 
 int ut_file_fill(int fd, uint64_t from, uint64_t size, const void *blk,
 		 uint32_t blk_len)

@@ -21,6 +21,10 @@ int ut_file_create_filled(const char *path, uint64_t size, const void *hdr,
 			  uint32_t hdr_len, const void *blk, uint32_t blk_len,
 			  const char *fix, struct ut_err *err);
 
+/* fsync of the directory dir: a file made, linked or removed in it
+ * durable; 0 or -errno. */
+int ut_dir_sync(const char *dir);
+
 /* Writes blk (blk_len bytes, a divisor of 1 MiB) over [from, size) of
  * fd, not synced; 0 or -errno. */
 int ut_file_fill(int fd, uint64_t from, uint64_t size, const void *blk,

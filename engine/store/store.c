@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "base/err.h"
 #include "store/store.h"
+#include "io/file.h"
 #include "io/sysio.h"
 #include "guard/guard.h"
 #include "fscaps.h"
@@ -379,18 +380,6 @@ out_free:
 	return ret;
 }
 
-static int sync_dir(const char *dir)
-{
-	int fd, ret;
-
-	fd = ut_sys.open(dir, O_RDONLY | O_DIRECTORY, 0);
-	if (fd < 0)
-		return fd;
-	ret = ut_sys.fsync(fd);
-	ut_sys.close(fd);
-	return ret;
-}
-
 /* The file just made at path, for store_dir/name: linked from the store
  * (removed if that fails: nothing would find it to unwind) and, in a
  * directory of its own, that directory synced. */
@@ -406,7 +395,7 @@ static int place_finish(const char *dir, const char *own_dir, const char *name,
 	}
 	if (!own_dir)
 		return 0;
-	ret = sync_dir(own_dir);
+	ret = ut_dir_sync(own_dir);
 	if (ret)
 		ut_err_set(err, ret, "%s: cannot sync the directory: %s",
 			   own_dir, strerror(-ret));
@@ -493,7 +482,7 @@ static int store_create(const char *dir, const struct ut_init_opts *opts,
 	ret = init_aux_files(dir, opts, &sb, err);
 	if (ret)
 		goto out_unlink;
-	ret = sync_dir(dir);
+	ret = ut_dir_sync(dir);
 	if (ret) {
 		ut_err_set(err, ret, "%s: cannot sync the directory: %s", dir,
 			   strerror(-ret));
