@@ -188,6 +188,12 @@ static void set_free(struct txn_set *s)
 	free(s);
 }
 
+/* the writes a transaction may hold: the write set's index is 32 bits */
+#define UT_TXN_WRITES_MAX (1u << 30)
+
+/* a large commit's piece: this fraction of one group's limits */
+#define UT_TXN_PIECE_SHARE 4
+
 /*
  * What one commit can apply at once, as one redo group: keys for a
  * quarter of the pool, redo within the log's buffer and 3/32 of the log,
@@ -195,12 +201,6 @@ static void set_free(struct txn_set *s)
  * mini-transaction; a larger one through its commit file, in pieces
  * each within them.
  */
-/* the writes a transaction may hold: the write set's index is 32 bits */
-#define UT_TXN_WRITES_MAX (1u << 30)
-
-/* a large commit's piece: this fraction of one group's limits */
-#define UT_TXN_PIECE_SHARE 4
-
 struct group_limits {
 	size_t redo;
 	unsigned keys;
