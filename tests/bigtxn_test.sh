@@ -116,13 +116,13 @@ txn_pid=$!
 foreign=""
 while kill -0 "$txn_pid" 2>/dev/null; do
 	foreign=$(find "$o" -maxdepth 1 -name 'untorn.txn.*' | head -1)
-	[ -n "$foreign" ] && [ "$(head -c 8 "$foreign" 2>/dev/null)" = UNTORNTX ] && break
+	[ -n "$foreign" ] && [ "$(head -c 8 "$foreign" 2>/dev/null | tr -d '\0')" = UNTORNTX ] && break
 done
 kill -9 "$txn_pid" 2>/dev/null
 wait "$txn_pid" 2>/dev/null
 txn_pid=
 foreign=$(find "$o" -maxdepth 1 -name 'untorn.txn.*' | head -1)
-[ -n "$foreign" ] && [ "$(head -c 8 "$foreign")" = UNTORNTX ] && cp "$foreign" "$s/untorn.txn.998.0" || foreign=""
+[ -n "$foreign" ] && [ "$(head -c 8 "$foreign" | tr -d '\0')" = UNTORNTX ] && cp "$foreign" "$s/untorn.txn.998.0" || foreign=""
 before=$("$untorn" dump "$s" 2>/dev/null | md5sum)
 head -c 8192 /dev/urandom >"$s/untorn.txn.999.0"
 { printf 'UNTORNTX'; head -c 8184 /dev/zero; } >"$s/untorn.txn.999.1"
