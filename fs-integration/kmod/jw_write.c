@@ -80,11 +80,18 @@ int jw_check_file(struct file *file)
 	return 0;
 }
 
+/* the inode's attribute flags: struct fileattr is file_kattr from 6.17 */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+typedef struct file_kattr jw_fileattr_t;
+#else
+typedef struct fileattr jw_fileattr_t;
+#endif
+
 /* checks under i_rwsem: data=journal and the size can change only under it */
 static int jw_check_locked(struct file *file, loff_t pos, size_t len)
 {
 	struct inode *inode = file_inode(file);
-	struct fileattr fa = {};
+	jw_fileattr_t fa = {};
 	int ret;
 
 	if (!jw_is_journalled_data(file->f_mapping))
@@ -128,6 +135,44 @@ static size_t jw_copy_in(struct page *page, loff_t pos, size_t bytes,
 #define jw_flush_dcache flush_dcache_page
 #endif
 
+/*
+ * ->write_begin and ->write_end take the write's kiocb from 6.17, the file
+ * before: a synchronous one for the file, at the page's position.
+ */
+static int jw_begin(struct file *file, loff_t pos, size_t bytes,
+		    jw_cache_t **pc, void **fsdata)
+{
+	struct address_space *mapping = file->f_mapping;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+	struct kiocb iocb;
+
+	init_sync_kiocb(&iocb, file);
+	iocb.ki_pos = pos;
+	return mapping->a_ops->write_begin(&iocb, mapping, pos, bytes, pc,
+					   fsdata);
+#else
+	return mapping->a_ops->write_begin(file, mapping, pos, bytes, pc,
+					   fsdata);
+#endif
+}
+
+static int jw_end(struct file *file, loff_t pos, size_t bytes, size_t copied,
+		  jw_cache_t *pc, void *fsdata)
+{
+	struct address_space *mapping = file->f_mapping;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+	struct kiocb iocb;
+
+	init_sync_kiocb(&iocb, file);
+	iocb.ki_pos = pos;
+	return mapping->a_ops->write_end(&iocb, mapping, pos, bytes, copied,
+					 pc, fsdata);
+#else
+	return mapping->a_ops->write_end(file, mapping, pos, bytes, copied, pc,
+					 fsdata);
+#endif
+}
+
 /* one page: ->write_begin (a nested handle), copy, ->write_end */
 static int jw_write_page(struct file *file, loff_t pos, size_t bytes,
 			 struct iov_iter *from)
@@ -138,16 +183,14 @@ static int jw_write_page(struct file *file, loff_t pos, size_t bytes,
 	size_t copied;
 	int ret;
 
-	ret = mapping->a_ops->write_begin(file, mapping, pos, bytes, &pc,
-					  &fsdata);
+	ret = jw_begin(file, pos, bytes, &pc, &fsdata);
 	if (ret)
 		return ret;
 	if (mapping_writably_mapped(mapping))
 		jw_flush_dcache(pc);
 	copied = jw_copy_in(pc, pos, bytes, from);
 	jw_flush_dcache(pc);
-	ret = mapping->a_ops->write_end(file, mapping, pos, bytes, copied, pc,
-					fsdata);
+	ret = jw_end(file, pos, bytes, copied, pc, fsdata);
 	if (ret >= 0 && ret < copied)
 		iov_iter_revert(from, copied - ret);
 	return ret;
@@ -157,22 +200,19 @@ static int jw_write_page(struct file *file, loff_t pos, size_t bytes,
 static int jw_touch_page(struct file *file, loff_t pos, size_t bytes,
 			 journal_t **journal)
 {
-	struct address_space *mapping = file->f_mapping;
 	handle_t *handle;
 	jw_cache_t *pc;
 	void *fsdata = NULL;
 	int ret;
 
-	ret = mapping->a_ops->write_begin(file, mapping, pos, bytes, &pc,
-					  &fsdata);
+	ret = jw_begin(file, pos, bytes, &pc, &fsdata);
 	if (ret)
 		return ret;
 	handle = journal_current_handle();
 	*journal = handle && handle->h_transaction ?
 			   handle->h_transaction->t_journal :
 			   NULL;
-	ret = mapping->a_ops->write_end(file, mapping, pos, bytes, 0, pc,
-					fsdata);
+	ret = jw_end(file, pos, bytes, 0, pc, fsdata);
 	return ret < 0 ? ret : 0;
 }
 
