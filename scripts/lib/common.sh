@@ -338,6 +338,15 @@ UNTORN=${UNTORN:-$(find_bin untorn)}
 UNTORN_FSCHECK=${UNTORN_FSCHECK:-$(find_bin untorn-fscheck)}
 UNTORN_HDD=${UNTORN_HDD:-$(find_bin untorn-hdd)}
 
+# debian_mirror: the host's Debian mirror, from its apt sources (deb822
+# or one-line), else deb.debian.org
+debian_mirror() {
+	local m
+	m=$(grep -hsE '^(URIs:|deb )' /etc/apt/sources.list.d/*.sources /etc/apt/sources.list |
+		grep -oE 'https?://[^ ]*/debian/?( |$)' | head -1 | tr -d ' ')
+	echo "${m:-http://deb.debian.org/debian}"
+}
+
 # The guards of the untorn in use, in its table's order (`untorn guards
 # --list`), space-separated; and one guard's fact (`untorn guards --get`):
 # guard_fact NAME FACT.  No script keeps a list of its own.
