@@ -545,7 +545,8 @@ int ut_txn_files_recover(struct ut_engine *eng, unsigned *applied,
 	*applied = 0;
 	*bad = 0;
 	while ((ret = ut_txn_file_first(eng->store->dir, eng->store->sb.uuid,
-					&f, bad, err)) == 1) {
+					ut_engine_value_max(eng), &f, bad,
+					err)) == 1) {
 		ret = pieces_apply(eng, f.ops, f.n, &lsn);
 		if (!ret)
 			ret = pieces_done(eng, f.path, lsn);

@@ -203,9 +203,39 @@ void ut_txn_file_release(struct ut_txn_file *f)
 	f->map = NULL;
 }
 
+/*
+ * One write of a checked body, at *p before end: 0 and *op filled, or
+ * -EBADMSG when it is not one this store's commit would have written
+ * (its header or value past the end, a flag unknown, a delete with a
+ * value, a value over value_max, a key not above the one before).
+ */
+static int write_parse(unsigned char **p, const unsigned char *end,
+		       uint32_t value_max, const struct ut_tree_op *prev,
+		       struct ut_tree_op *op)
+{
+	uint32_t len, flags;
+
+	if (end - *p < W_HDR)
+		return -EBADMSG;
+	len = get_le32(*p + 8);
+	flags = get_le32(*p + 12);
+	if ((size_t)(end - *p - W_HDR) < len || (flags & ~W_DELETE) ||
+	    ((flags & W_DELETE) && len) || len > value_max)
+		return -EBADMSG;
+	op->key = get_le64(*p);
+	if (prev && op->key <= prev->key)
+		return -EBADMSG;
+	op->len = len;
+	op->del = !!(flags & W_DELETE);
+	op->val = *p + W_HDR;
+	*p += W_HDR + len;
+	return 0;
+}
+
 /* 0 when the mapped file is a commit file of the store, its writes in
  * f->ops; -EBADMSG when it does not check. */
-static int file_parse(struct ut_txn_file *f, const uint8_t uuid[16])
+static int file_parse(struct ut_txn_file *f, const uint8_t uuid[16],
+		      uint32_t value_max)
 {
 	unsigned char *h = f->map, *p, *end;
 	uint64_t n, bytes, i;
@@ -230,27 +260,19 @@ static int file_parse(struct ut_txn_file *f, const uint8_t uuid[16])
 		return -ENOMEM;
 	p = h + HDR_BYTES;
 	end = p + bytes;
-	for (i = 0; i < n; i++) {
-		uint32_t len;
-
-		if (end - p < W_HDR)
+	for (i = 0; i < n; i++)
+		if (write_parse(&p, end, value_max, i ? &f->ops[i - 1] : NULL,
+				&f->ops[i]))
 			return -EBADMSG;
-		len = get_le32(p + 8);
-		if ((size_t)(end - p - W_HDR) < len)
-			return -EBADMSG;
-		f->ops[i].key = get_le64(p);
-		f->ops[i].len = len;
-		f->ops[i].del = !!(get_le32(p + 12) & W_DELETE);
-		f->ops[i].val = p + W_HDR;
-		p += W_HDR + len;
-	}
+	if (p != end)
+		return -EBADMSG;
 	f->n = n;
 	return 0;
 }
 
 /* Maps dir/name and checks it: 0, -EBADMSG, or -errno. */
 static int file_open(const char *dir, const char *name, const uint8_t uuid[16],
-		     struct ut_txn_file *f)
+		     uint32_t value_max, struct ut_txn_file *f)
 {
 	struct stat st;
 	int fd, ret;
@@ -273,14 +295,15 @@ static int file_open(const char *dir, const char *name, const uint8_t uuid[16],
 	}
 	ut_sys.close(fd);
 	if (!ret)
-		ret = file_parse(f, uuid);
+		ret = file_parse(f, uuid, value_max);
 	if (ret)
 		ut_txn_file_release(f);
 	return ret;
 }
 
 int ut_txn_file_first(const char *dir, const uint8_t uuid[16],
-		      struct ut_txn_file *f, unsigned *bad, struct ut_err *err)
+		      uint32_t value_max, struct ut_txn_file *f, unsigned *bad,
+		      struct ut_err *err)
 {
 	struct dirent *e;
 	int ret = 0;
@@ -295,7 +318,7 @@ int ut_txn_file_first(const char *dir, const uint8_t uuid[16],
 		if (strncmp(e->d_name, UT_TXN_FILE_PREFIX,
 			    strlen(UT_TXN_FILE_PREFIX)))
 			continue;
-		ret = file_open(dir, e->d_name, uuid, f);
+		ret = file_open(dir, e->d_name, uuid, value_max, f);
 		if (ret == -ESTALE) {
 			ret = 0;
 			continue;

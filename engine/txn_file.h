@@ -50,13 +50,16 @@ struct ut_txn_file {
 /*
  * A commit file of the store in dir: 1 and *f filled, 0 when there is
  * none, or -errno (err says which file and why).  A file that does not
- * check is removed and skipped (*bad counts them); another store's (its
- * uuid) is left alone.  The caller applies
- * and removes it before it asks again; ut_txn_file_release() frees what
- * *f holds.
+ * check is removed and skipped (*bad counts them): its header or writes
+ * fail their CRC, or its writes are not what a commit writes (keys in
+ * ascending order, a delete without a value, values of at most
+ * value_max bytes, nothing after the last).  Another store's (its uuid)
+ * is left alone.  The caller applies and removes it before it asks
+ * again; ut_txn_file_release() frees what *f holds.
  */
 int ut_txn_file_first(const char *dir, const uint8_t uuid[16],
-		      struct ut_txn_file *f, unsigned *bad, struct ut_err *err);
+		      uint32_t value_max, struct ut_txn_file *f, unsigned *bad,
+		      struct ut_err *err);
 void ut_txn_file_release(struct ut_txn_file *f);
 
 #endif

@@ -4,13 +4,17 @@
  * transaction leave no trace, a transaction reads its own writes and
  * nobody else does before its commit, the last write to a key wins, a
  * transaction far larger than one redo group commits whole (through its
- * commit file), the last of two commits to a key wins, hundreds of
+ * commit file), a commit file that holds what no commit writes is
+ * removed unapplied, the last of two commits to a key wins, hundreds of
  * ascending inserts in one commit (leaves split ahead of them), scanners
  * that never see a transfer half made, and kill -9 at random points of
  * transactions of 16 writes: after recovery each is whole or absent.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdatomic.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -21,6 +25,7 @@
 #include <untorn/engine.h>
 #include <untorn/store.h>
 #include "io/sysio.h"
+#include "txn_file.h"
 #include "rowgen.h"
 #include "ktap.h"
 #include "testlib.h"
@@ -293,6 +298,61 @@ static void last_commit_wins(void)
 	ut_engine_close(eng, &err);
 	ktap_ok(ok,
 		"of two transactions writing one key, the last to commit wins whole");
+}
+
+/* The entries of dir (dot files aside). */
+static unsigned dir_entries(const char *dir)
+{
+	struct dirent *e;
+	unsigned n = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return UINT_MAX;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/*
+ * Commit files whose CRCs check but whose writes no commit writes (keys
+ * out of order; a value over the store's largest) are removed unread;
+ * one in order, a put and a delete, is handed back whole.
+ */
+static void commit_files_checked(void)
+{
+	static const uint8_t uuid[16] = { 0x75, 0x6e, 0x74, 0x6f, 0x72, 0x6e };
+	static const unsigned char val[64];
+	const struct ut_tree_op unordered[2] = { { 5, val, 8, 0 },
+						 { 3, val, 8, 0 } };
+	const struct ut_tree_op oversize[1] = { { 7, val, 64, 0 } };
+	const struct ut_tree_op good[2] = { { 3, val, 8, 0 },
+					    { 5, NULL, 0, 1 } };
+	struct ut_err err = { "" };
+	struct ut_txn_file f;
+	char dir[4096], path[4200];
+	unsigned bad = 0;
+	int ok, ret;
+
+	test_path(dir, sizeof(dir), "files");
+	ok = !mkdir(dir, 0700) &&
+	     !ut_txn_file_write(dir, uuid, unordered, 2, path, sizeof(path),
+				&err) &&
+	     !ut_txn_file_write(dir, uuid, oversize, 1, path, sizeof(path),
+				&err);
+	ret = ut_txn_file_first(dir, uuid, 32, &f, &bad, &err);
+	ktap_diag("out of order and oversize: %d, %u removed, %u left %s", ret,
+		  bad, dir_entries(dir), err.msg);
+	ok &= ret == 0 && bad == 2 && dir_entries(dir) == 0;
+	ok &= !ut_txn_file_write(dir, uuid, good, 2, path, sizeof(path), &err);
+	ret = ut_txn_file_first(dir, uuid, 32, &f, &bad, &err);
+	ok &= ret == 1 && f.n == 2 && f.ops[0].key == 3 && f.ops[0].len == 8 &&
+	      !f.ops[0].del && f.ops[1].key == 5 && f.ops[1].del;
+	if (ret == 1)
+		ut_txn_file_release(&f);
+	ktap_ok(ok,
+		"commit files that check but hold what no commit writes (keys out of order, a value over the largest) are removed unapplied; one in order is read back whole");
 }
 
 struct order {
@@ -639,11 +699,12 @@ static void kill9(void)
 int main(void)
 {
 	test_scratch_dir("txn");
-	ktap_plan(8);
+	ktap_plan(9);
 	rollback_and_own_writes();
 	larger_than_a_group();
 	large_commit_fails();
 	last_commit_wins();
+	commit_files_checked();
 	ascending_inserts();
 	deletes_and_a_large_row();
 	transfers();
