@@ -165,8 +165,8 @@ static int jw_end(struct file *file, loff_t pos, size_t bytes, size_t copied,
 
 	init_sync_kiocb(&iocb, file);
 	iocb.ki_pos = pos;
-	return mapping->a_ops->write_end(&iocb, mapping, pos, bytes, copied,
-					 pc, fsdata);
+	return mapping->a_ops->write_end(&iocb, mapping, pos, bytes, copied, pc,
+					 fsdata);
 #else
 	return mapping->a_ops->write_end(file, mapping, pos, bytes, copied, pc,
 					 fsdata);
