@@ -6,7 +6,8 @@
 # a column without results says why, exit 1 only for a FAIL, and under the
 # table each FAIL cell's own words (the end of a CI log is what is read);
 # bad input is one line and exit 2, --kernel PATH included (a missing
-# path, no kernel image, an unbuilt tree), and a real image is accepted.
+# path, no kernel image, an unbuilt tree), and a real image is accepted;
+# dev/kmod-in-root's bad input is refused the same way.
 # (Booting the guests is `dev/kernel-matrix` itself; this checks the part
 # every run ends in, without qemu.)
 set -u
@@ -15,7 +16,7 @@ top=${UNTORN_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 scratch=$(mktemp -d "${UNTORN_TEST_DIR:-/tmp}/untorn-matrix-test-$$-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 7
+ktap_plan 8
 
 mkdir -p "$scratch/a" "$scratch/b"
 printf 'KTAP version 1\n1..3\nok 1 io_uring_setup\nok 2 RWF_ATOMIC write # SKIP EOPNOTSUPP on /tmp/x-1\nnot ok 3 statx DIOALIGN: 512\n' >"$scratch/a/6.1.features-ext4.ktap"
@@ -94,5 +95,18 @@ if [ -n "$img" ]; then
 fi
 [ $bad -eq 0 ]
 ok $? "--kernel: a missing path, a file that is no kernel, an unbuilt tree, no kernel at all: one line, exit 2; ${img:-no /boot image to accept here}"
+
+# dev/kmod-in-root, which builds the newest kernel's module: bad input
+# is one line and exit 2, before anything is installed or made
+bad=0
+for args in "" "x;y" "7.3.4+deb13-amd64 --suite Trixie" "7.3.4+deb13-amd64 --bogus" "7.3.4+deb13-amd64 6.1.0-57-amd64"; do
+	# shellcheck disable=SC2086
+	"$top/dev/kmod-in-root" $args >"$scratch/out" 2>"$scratch/err"
+	r=$?
+	echo "# kmod-in-root $args: $(cat "$scratch/err")"
+	{ [ $r -eq 2 ] && [ "$(wc -l <"$scratch/err")" -eq 1 ] && [ ! -s "$scratch/out" ]; } || bad=1
+done
+[ $bad -eq 0 ]
+ok $? "kmod-in-root: no release, one that is not a release, a bad suite, an unknown option, two releases: one line, exit 2"
 
 ktap_finish
