@@ -338,6 +338,12 @@ UNTORN=${UNTORN:-$(find_bin untorn)}
 UNTORN_FSCHECK=${UNTORN_FSCHECK:-$(find_bin untorn-fscheck)}
 UNTORN_HDD=${UNTORN_HDD:-$(find_bin untorn-hdd)}
 
+# The most row writes a transaction of the crash tools' benchmarks takes
+# (crash-sim, crash-matrix, logwrites-replay --txn-writes): over 64, the
+# keys a quarter of crash-sim's 4 MiB pool holds, each commits through
+# its commit file, so the cuts fall on those too
+CRASH_TXN_WRITES_MAX=100000
+
 # debian_mirror: the host's Debian mirror, from its apt sources (deb822
 # or one-line), else deb.debian.org
 debian_mirror() {
