@@ -79,7 +79,8 @@ static int body_write(int fd, const struct ut_tree_op *ops, size_t n,
 		put_le64(buf + used, ops[i].key);
 		put_le32(buf + used + 8, len);
 		put_le32(buf + used + 12, ops[i].del ? W_DELETE : 0);
-		memcpy(buf + used + W_HDR, ops[i].val, len);
+		if (len)
+			memcpy(buf + used + W_HDR, ops[i].val, len);
 		*crc = ut_crc32c(*crc, buf + used, W_HDR + len);
 		used += W_HDR + len;
 	}
