@@ -29,7 +29,7 @@
  * measured (scripts/doublewrite-cost refuses less too; the help below says
  * both, and measure_test.sh reads the least from it)
  */
-#define MEASURE_DEFAULT_S 300u
+#define MEASURE_DEFAULT_S 420u
 #define MEASURE_MIN_S 220u
 /* --probe's SECONDS when none are given */
 #define PROBE_DEFAULT_S 10u
@@ -65,12 +65,14 @@ static const char help_tail[] =
 	"without a second copy that is safe here, each with a redo log of the\n"
 	"server's capacity (100 MiB, MySQL's default, unless --mysql reads the\n"
 	"server's), and doublewrite with 4x that log, in alternating rounds\n"
-	"(doublewrite, none, the guard, the 4x, then again; at least 3), in a\n"
+	"(doublewrite, none, the guard, the 4x, then backwards; at least 3), in\n"
+	"a "
 	"directory of its own inside PATH (removed afterwards), sized to take\n"
 	"about SECONDS (default %u, at least %u: ~15 s of fio and ~3 s a run\n"
 	"to load its store once, then a round of four runs is 4 x (~1 s +\n"
-	"warm-up + measured), at least 64 s; the default's 3 rounds measure\n"
-	"16 s a run after 5 s of warm-up), with fio's figures for the disk; a\n"
+	"warm-up + measured), at least 64 s; as many rounds as leave a run\n"
+	"16 s, at most 9: the default's 5 measure 13 s a run after 5 s of\n"
+	"warm-up), with fio's figures for the disk; a\n"
 	"table of median [min-max] over the rounds and one sentence, which\n"
 	"calls a difference one only when every round agrees and says which\n"
 	"lever buys more (in --json, one object with the verdict in it).\n"

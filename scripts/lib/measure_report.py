@@ -206,15 +206,21 @@ def run_summary(guard, runs):
 
 def load_rounds(out, guards, n):
     """[{run name: run}] for rounds 1..n from OUT/round-K/target-GUARD-t8.json
-    and the 4x doublewrite's OUT/round-K/redo-4x/target-doublewrite-t8.json."""
+    and the 4x doublewrite's OUT/round-K/redo-4x/target-doublewrite-t8.json,
+    each round's runs in the order they ran (OUT/round-K/order, a name a
+    line; the guards' order, then the 4x, where it is missing)."""
     rounds = []
     for k in range(1, n + 1):
         r = {}
         at = os.path.join(out, "round-%d" % k)
-        for name, f in [(g, os.path.join(at, "target-%s-t%d.json" % (g, THREADS))) for g in guards] + \
-                [(REDO4X, os.path.join(at, "redo-4x", "target-doublewrite-t%d.json" % THREADS))]:
-            if os.path.exists(f):
-                r[name] = json.load(open(f))
+        files = dict([(g, os.path.join(at, "target-%s-t%d.json" % (g, THREADS))) for g in guards] +
+                     [(REDO4X, os.path.join(at, "redo-4x", "target-doublewrite-t%d.json" % THREADS))])
+        ran = list(files)
+        if os.path.exists(os.path.join(at, "order")):
+            ran = [g for g in open(os.path.join(at, "order")).read().split() if g in files]
+        for name in ran:
+            if os.path.exists(files[name]):
+                r[name] = json.load(open(files[name]))
         rounds.append(r)
     return rounds
 
@@ -242,7 +248,7 @@ def build(verdict, rounds, guard, engine, path, rows, warmup, measured, redo):
             "regime": "flush", "target": first.get("target"), "calibration": first.get("calibration"),
             "runs": runs,
             "rounds": [{"round": k + 1, "runs": [dict({"guard": g}, **{key: r[g].get(key) for key in RUN_KEYS})
-                                                  for g in order if g in r]}
+                                                  for g in r if g in order]}
                        for k, r in enumerate(rounds)],
             "ratios": {"none_over_doublewrite": ratio_object(nd), "guard_over_none": ratio_object(gn),
                        "redo4x_over_doublewrite": ratio_object(rd), "redo4x_over_none": ratio_object(rn)},
