@@ -3,8 +3,8 @@
  * logbuf_test.c - the redo log's buffer: how much writers may append
  * while no group commit completes, before one of them has to write the
  * log itself and wait.  Half the log up to 64 MiB, at least 8, in a
- * format 2 log: on ext4 data=journal a commit can take a second behind
- * the kernel's writeback, and with 8 MiB (half a second of redo) the
+ * filled (format 2 or 3) log: on ext4 data=journal a commit can take a
+ * second behind the kernel's writeback, and with 8 MiB (half a second of redo) the
  * writers waited for it; with 32 MiB, those of a 256 MiB log.  A format
  * 1 log keeps 8 MiB, as its recovery tells a torn write's zeros from
  * damage by how far one write reaches.

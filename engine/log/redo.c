@@ -22,7 +22,13 @@
 #include "log/redo.h"
 
 #define LOG_MAGIC "UNTORNLG"
-#define LOG_VERSION 2u /* 1: circular area left zero */
+/*
+ * 1: circular area left zero; 2: filled with unused blocks; 3: MOVE
+ * records too.  A log keeps the format it was made with: a store made
+ * before format 3 logs every moved byte, and a binary that predates it
+ * refuses a format 3 log rather than read MOVE as damage.
+ */
+#define LOG_VERSION 3u
 /*
  * The log buffer: what writers may append while the group commit before
  * theirs is under way, half the log up to 64 MiB (at least 8).  Half a
@@ -141,7 +147,7 @@ int ut_redo_clear(struct ut_redo *log, struct ut_err *err)
 }
 
 static int log_check_header(const unsigned char *hdr, const uint8_t uuid[16],
-			    uint64_t *capacity, int *filled)
+			    uint64_t *capacity, int *filled, int *moves)
 {
 	uint32_t version = get_le32(hdr + 8);
 
@@ -149,9 +155,10 @@ static int log_check_header(const unsigned char *hdr, const uint8_t uuid[16],
 		return -EPROTO;
 	if (get_le32(hdr + 12) != ut_crc32c(0, hdr + 16, UT_LOG_HDR_SIZE - 16))
 		return -EBADMSG;
-	if (version != 1 && version != LOG_VERSION)
+	if (version < 1 || version > LOG_VERSION)
 		return -ENOTSUP;
 	*filled = version >= 2;
+	*moves = version >= 3;
 	if (memcmp(hdr + 24, uuid, 16))
 		return -EXDEV;
 	*capacity = get_le64(hdr + 16);
@@ -192,9 +199,10 @@ int ut_redo_open(struct ut_redo *log, const char *path, const uint8_t uuid[16],
 	if (!hdr)
 		goto out_free;
 	n = ut_sys.pread(log->fd, hdr, UT_LOG_HDR_SIZE, 0);
-	ret = n == UT_LOG_HDR_SIZE ? log_check_header(hdr, uuid, &log->capacity,
-						      &log->filled) :
-				     -EPROTO;
+	ret = n == UT_LOG_HDR_SIZE ?
+		      log_check_header(hdr, uuid, &log->capacity, &log->filled,
+				       &log->moves) :
+		      -EPROTO;
 	if (ret) {
 		ut_err_set(err, ret,
 			   "%s: %s; restore the store's redo log from the same backup as its data file",

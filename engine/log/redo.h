@@ -17,6 +17,9 @@
  * A record never spans a page block (docs/architecture.md):
  *   WRITE: u8 1, le32 page_no, u8 block, le16 offset in block, le16 len, bytes
  *   INIT:  u8 2, le32 page_no, le16 type, le16 level
+ *   MOVE:  u8 3, le32 page_no, u8 block, le16 dst offset in block,
+ *          le16 src offset in block, le16 len (a memmove within the block;
+ *          format 3 logs only)
  * A group's LSN for block-LSN purposes is the LSN just past its end.
  *
  * Group commit: committers append under the log mutex; ut_redo_flush_to()
@@ -52,14 +55,17 @@
 
 #define UT_REC_WRITE 1
 #define UT_REC_INIT 2
+#define UT_REC_MOVE 3
 #define UT_REC_WRITE_HDR 10u
 #define UT_REC_INIT_SIZE 9u
+#define UT_REC_MOVE_SIZE 12u
 
 struct ut_redo {
 	int fd;
 	char path[4200];
 	uint64_t capacity; /* bytes of the circular area */
 	int filled; /* made of unused blocks (format 2), not zeros */
+	int moves; /* may hold MOVE records (format 3) */
 	struct ut_mutex mutex; /* everything below */
 	pthread_cond_t flushed_cond;
 	pthread_cond_t space_cond;

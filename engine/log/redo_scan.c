@@ -256,6 +256,15 @@ static long group_check(const unsigned char *p, size_t len, unsigned n_recs)
 			if (pos + UT_REC_INIT_SIZE > len)
 				return -1;
 			pos += UT_REC_INIT_SIZE;
+		} else if (p[pos] == UT_REC_MOVE) {
+			if (pos + UT_REC_MOVE_SIZE > len)
+				return -1;
+			rlen = get_le16(p + pos + 10);
+			if (!rlen || p[pos + 5] >= 128 ||
+			    get_le16(p + pos + 6) + (uint32_t)rlen > 65536 ||
+			    get_le16(p + pos + 8) + (uint32_t)rlen > 65536)
+				return -1;
+			pos += UT_REC_MOVE_SIZE;
 		} else {
 			return -1;
 		}

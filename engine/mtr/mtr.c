@@ -220,13 +220,84 @@ void ut_mtr_write(struct ut_mtr *m, struct ut_frame *f, uint32_t off,
 	}
 }
 
+void ut_rec_apply_move(const struct ut_geom *g, struct ut_frame *f,
+		       uint32_t block, uint32_t dst_off, uint32_t src_off,
+		       uint32_t len)
+{
+	memmove(f->area + ut_page_logical(g, block, dst_off),
+		f->area + ut_page_logical(g, block, src_off), len);
+}
+
+/* Logs a MOVE of len bytes within block, at block offsets dst and src. */
+static void log_move(struct ut_mtr *m, struct ut_frame *f, uint32_t block,
+		     uint32_t dst, uint32_t src, uint32_t len)
+{
+	unsigned char *r;
+
+	if (rec_reserve(m, UT_REC_MOVE_SIZE))
+		return;
+	r = m->rec + m->len;
+	r[0] = UT_REC_MOVE;
+	put_le32(r + 1, f->page_no);
+	r[5] = block;
+	put_le16(r + 6, dst);
+	put_le16(r + 8, src);
+	put_le16(r + 10, len);
+	m->len += UT_REC_MOVE_SIZE;
+	m->n_recs++;
+	mark_block(m, f, block);
+}
+
+/*
+ * Logs area bytes [dst, dst + len), just moved there from src, block by
+ * block: a MOVE for the part whose source lies in the same block, then a
+ * WRITE of the bytes that came from a neighbouring block (recovery
+ * applies the MOVE to the block as it was, then the WRITE over it).  A
+ * part too short to gain by a MOVE is written.
+ */
+static void log_moved(struct ut_mtr *m, struct ut_frame *f, uint32_t dst,
+		      uint32_t src, uint32_t len)
+{
+	const struct ut_geom *g = &m->ctx->pool->geom;
+	int64_t delta = (int64_t)src - dst, lo, hi;
+	uint32_t block, boff, in_block, span, span_len, n;
+
+	while (len) {
+		ut_page_locate(g, dst, &block, &boff, &in_block);
+		n = len < in_block ? len : in_block;
+		ut_page_block_span(g, block, &span, &span_len);
+		lo = (int64_t)span - delta > dst ? (int64_t)span - delta : dst;
+		hi = (int64_t)span + span_len - delta < (int64_t)dst + n ?
+			     (int64_t)span + span_len - delta :
+			     (int64_t)dst + n;
+		if (hi - lo <= (int64_t)(UT_REC_MOVE_SIZE - UT_REC_WRITE_HDR)) {
+			ut_mtr_write(m, f, dst, f->area + dst, n);
+		} else {
+			log_move(m, f, block, boff + (uint32_t)(lo - dst),
+				 (uint32_t)(boff + (lo - dst) + delta),
+				 (uint32_t)(hi - lo));
+			if (lo > dst)
+				ut_mtr_write(m, f, dst, f->area + dst,
+					     (uint32_t)(lo - dst));
+			if (hi < (int64_t)dst + n)
+				ut_mtr_write(m, f, (uint32_t)hi, f->area + hi,
+					     (uint32_t)(dst + n - hi));
+		}
+		dst += n;
+		len -= n;
+	}
+}
+
 void ut_mtr_move(struct ut_mtr *m, struct ut_frame *f, uint32_t dst,
 		 uint32_t src, uint32_t len)
 {
 	if (!len)
 		return;
 	memmove(f->area + dst, f->area + src, len);
-	ut_mtr_write(m, f, dst, f->area + dst, len);
+	if (m->ctx->log->moves)
+		log_moved(m, f, dst, src, len);
+	else
+		ut_mtr_write(m, f, dst, f->area + dst, len);
 }
 
 void ut_mtr_write16(struct ut_mtr *m, struct ut_frame *f, uint32_t off,

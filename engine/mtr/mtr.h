@@ -78,7 +78,9 @@ int ut_mtr_reinit(struct ut_mtr *m, struct ut_frame *f, uint16_t type,
 /* Changes bytes of a page's logical area and logs them. */
 void ut_mtr_write(struct ut_mtr *m, struct ut_frame *f, uint32_t off,
 		  const void *src, uint32_t len);
-/* memmove within a page's area, logged as the bytes that changed. */
+/* memmove within a page's area, logged as a MOVE a block in a format 3
+ * log (the bytes from a neighbouring block written), else as the bytes
+ * that changed. */
 void ut_mtr_move(struct ut_mtr *m, struct ut_frame *f, uint32_t dst,
 		 uint32_t src, uint32_t len);
 void ut_mtr_write16(struct ut_mtr *m, struct ut_frame *f, uint32_t off,
@@ -91,10 +93,13 @@ uint64_t ut_mtr_commit(struct ut_mtr *m);
 /* Releases everything without logging (nothing may have been changed). */
 void ut_mtr_abort(struct ut_mtr *m);
 
-/* Applies one WRITE/INIT record (recovery and the mtr share it). */
+/* Applies one WRITE/INIT/MOVE record (recovery and the mtr share them). */
 void ut_rec_apply_write(const struct ut_geom *g, struct ut_frame *f,
 			uint32_t block, uint32_t block_off,
 			const unsigned char *bytes, uint32_t len);
+void ut_rec_apply_move(const struct ut_geom *g, struct ut_frame *f,
+		       uint32_t block, uint32_t dst_off, uint32_t src_off,
+		       uint32_t len);
 void ut_rec_apply_init(const struct ut_geom *g, struct ut_frame *f,
 		       uint16_t type, uint16_t level);
 

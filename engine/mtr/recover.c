@@ -46,8 +46,9 @@ static int ref_order(const void *a, const void *b)
 
 static size_t rec_len(const unsigned char *r)
 {
-	return r[0] == UT_REC_WRITE ? UT_REC_WRITE_HDR + get_le16(r + 8) :
-				      UT_REC_INIT_SIZE;
+	if (r[0] == UT_REC_WRITE)
+		return UT_REC_WRITE_HDR + get_le16(r + 8);
+	return r[0] == UT_REC_MOVE ? UT_REC_MOVE_SIZE : UT_REC_INIT_SIZE;
 }
 
 /* One reference per record, sorted by page then log order. */
@@ -79,6 +80,14 @@ static int collect_refs(const struct ut_redo_scan *scan, struct rec_ref **out,
 	return 0;
 }
 
+/* Whether len bytes at off of block b lie in the block's logical area. */
+static int rec_in_block(const struct ut_geom *g, uint32_t b, uint32_t off,
+			uint32_t len)
+{
+	return ut_page_logical(g, b, off) != UINT32_MAX &&
+	       off + len <= g->block_size;
+}
+
 /* Applies the records of one page (refs[0..n), one page, log order). */
 static int apply_page(const struct ut_recovery_ctx *rc, struct ut_frame *f,
 		      const struct ut_redo_scan *scan,
@@ -88,7 +97,7 @@ static int apply_page(const struct ut_recovery_ctx *rc, struct ut_frame *f,
 	const struct ut_geom *g = &rc->pool->geom;
 	uint64_t before[UT_MAX_BLOCKS], lsn, newest = 0;
 	const unsigned char *r;
-	uint32_t b, off, len, logical;
+	uint32_t b, off, src, len;
 	int zeroed = 0, inited = 0;
 	size_t i;
 
@@ -119,16 +128,20 @@ static int apply_page(const struct ut_recovery_ctx *rc, struct ut_frame *f,
 		}
 		b = r[5];
 		off = get_le16(r + 6);
-		len = get_le16(r + 8);
-		logical = ut_page_logical(g, b, off);
-		if (b >= g->n_blocks || logical == UINT32_MAX ||
-		    off + len > g->block_size)
+		len = get_le16(r + (r[0] == UT_REC_MOVE ? 10 : 8));
+		src = r[0] == UT_REC_MOVE ? get_le16(r + 8) : off;
+		if (b >= g->n_blocks || !rec_in_block(g, b, off, len) ||
+		    !rec_in_block(g, b, src, len))
 			return -EUCLEAN;
 		if (before[b] >= lsn) {
 			rep->records_skipped++;
 			continue;
 		}
-		ut_rec_apply_write(g, f, b, off, r + UT_REC_WRITE_HDR, len);
+		if (r[0] == UT_REC_MOVE)
+			ut_rec_apply_move(g, f, b, off, src, len);
+		else
+			ut_rec_apply_write(g, f, b, off, r + UT_REC_WRITE_HDR,
+					   len);
 		f->meta.blk_lsn[b] = lsn;
 		rep->records_applied++;
 		newest = lsn;

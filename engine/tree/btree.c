@@ -622,6 +622,20 @@ static size_t redo_write_max(uint32_t x, uint32_t block_min, unsigned *recs)
 	return x + (size_t)UT_REC_WRITE_HDR * pieces;
 }
 
+/* Redo bytes of one ut_mtr_move() of x bytes by one slot (2 bytes): in a
+ * format 3 log a MOVE and a WRITE of the slot from the next block a
+ * block, else ut_mtr_write()'s records. */
+static size_t redo_slots_max(const struct ut_tree *t, uint32_t x,
+			     uint32_t block_min, unsigned *recs)
+{
+	unsigned pieces = x / block_min + 2;
+
+	if (!t->ctx.log->moves)
+		return redo_write_max(x, block_min, recs);
+	*recs += 2 * pieces;
+	return (size_t)(UT_REC_MOVE_SIZE + UT_REC_WRITE_HDR + 2) * pieces;
+}
+
 void ut_btree_op_bound(const struct ut_tree *t, uint32_t len, int del,
 		       size_t *bytes, unsigned *recs)
 {
@@ -638,10 +652,11 @@ void ut_btree_op_bound(const struct ut_tree *t, uint32_t len, int del,
 	slots = 2 * (g->area_size / (LEAF_HDR + 2)) + 2;
 	/* a delete, or a put's removal of the row it replaces: the slots
 	 * moved, the count and the garbage */
-	b = redo_write_max(slots, first, &r) + 2 * redo_write_max(2, first, &r);
+	b = redo_slots_max(t, slots, first, &r) +
+	    2 * redo_write_max(2, first, &r);
 	if (!del) /* the insert: record, slots, count, heap top */
 		b += redo_write_max(LEAF_HDR + len, first, &r) +
-		     redo_write_max(slots, first, &r) +
+		     redo_slots_max(t, slots, first, &r) +
 		     2 * redo_write_max(2, first, &r) +
 		     redo_write_max(2, first, &r);
 	*bytes = b;
