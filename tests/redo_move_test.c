@@ -2,12 +2,13 @@
 /*
  * redo_move_test.c - a leaf's slot directory moved by an insert or a
  * delete, logged as MOVE records (log format 3): a MOVE a page block and
- * the slot that came from the next block, not every byte moved.  An
- * insert at the front of a full leaf logs a small fraction of what a
- * format 2 log takes for it, and the redo a write reserves stays within
- * a small multiple of what it writes.  kill -9 at random moments of
- * inserts and deletes at the front of full leaves: recovery redoes the
- * MOVEs on 4 KiB blocks, on 512-byte blocks (a leaf's slots across many
+ * the slot that came from the next block, not every byte moved.  At a
+ * half-full leaf's front, on 4 to 64 KiB pages of 512-byte and 4 KiB
+ * blocks, an insert's redo stays the same size while format 2's grows
+ * with the leaf, and what a transaction reserves covers what it writes
+ * at a fifth or less of format 2's reservation.  kill -9 at random
+ * moments of inserts and deletes at the front of full leaves: recovery
+ * redoes the MOVEs on 4 KiB blocks, on 512-byte blocks (a leaf's slots across many
  * block edges) and on 4 KiB pages; a store whose log predates format 3
  * keeps logging the bytes and recovers the same; a log of a format this
  * build does not know is refused in one line, the store unchanged.
@@ -118,16 +119,20 @@ static int op_run(struct ut_engine *eng, uint64_t i, uint64_t *lsn)
 	return ret;
 }
 
-/* One put of key as a transaction of its own: its commit's LSN in *lsn. */
-static int put_one(struct ut_engine *eng, uint64_t key, uint64_t *lsn,
-		   struct ut_err *err)
+/* Commits a put of key (unless 0) and a delete of del (unless 0) as one
+ * transaction: its commit's LSN in *lsn. */
+static int commit_two(struct ut_engine *eng, uint64_t key, uint64_t del,
+		      uint64_t *lsn, struct ut_err *err)
 {
 	unsigned char v[VLEN] = { 0 };
 	struct ut_txn t;
-	int ret;
+	int ret = 0;
 
 	ut_txn_begin(eng, &t);
-	ret = ut_txn_put(&t, key, v, VLEN, err);
+	if (key)
+		ret = ut_txn_put(&t, key, v, VLEN, err);
+	if (!ret && del)
+		ret = ut_txn_delete(&t, del, err);
 	if (ret) {
 		ut_txn_rollback(&t);
 		return ret;
@@ -137,67 +142,99 @@ static int put_one(struct ut_engine *eng, uint64_t key, uint64_t *lsn,
 	return ret;
 }
 
-/* Redo bytes (LSN) an insert at the front of a leaf takes on the store
- * in dir, over inserts n to 2n of descending keys (a leaf of 16 KiB
- * pages holds ~750 such rows), or 0. */
-static double redo_per_insert(unsigned n)
+/*
+ * Redo bytes (LSN) written at the front of a leaf of n rows, on the store
+ * in dir: an insert alone (*ins, over inserts n/2 to n of descending
+ * keys), and a transaction of an insert and a delete (*two: a new front
+ * row, the old one removed, so that the leaf keeps n rows and needs no
+ * split; applied as one group, the path whose reservation counts), and
+ * the redo that transaction reserved (*reserved).
+ */
+static int front_redo(unsigned n, double *ins, double *two, size_t *reserved)
 {
 	struct ut_err err = { "" };
 	struct ut_engine *eng = open_engine(UT_COMMIT_LAZY, &err);
 	uint64_t i, first = 0, lsn = 0;
+	size_t put_b = 0, del_b = 0;
+	unsigned recs;
 	int bad = !eng;
 
-	for (i = 0; i < 2ull * n && !bad; i++) {
-		bad |= !!put_one(eng, BASE - i, &lsn, &err);
-		if (i == n - 1)
+	for (i = 0; i < n && !bad; i++) {
+		bad |= !!commit_two(eng, BASE - i, 0, &lsn, &err);
+		if (i == n / 2 - 1)
 			first = lsn;
 	}
-	if (eng)
+	*ins = (double)(lsn - first) / (n - n / 2);
+	first = lsn;
+	for (i = 0; i < n / 4 && !bad; i++)
+		bad |= !!commit_two(eng, BASE - n - i, BASE - n - i + 1, &lsn,
+				    &err);
+	*two = (double)(lsn - first) / (n / 4);
+	if (eng) {
+		ut_btree_op_bound(&eng->tree, VLEN, 0, &put_b, &recs);
+		ut_btree_op_bound(&eng->tree, 0, 1, &del_b, &recs);
 		ut_engine_close(eng, &err);
-	if (bad) {
-		ktap_diag("inserts: %s", err.msg);
-		return 0;
 	}
-	return (double)(lsn - first) / n;
+	*reserved = put_b + del_b + UT_LOG_GROUP_HDR;
+	if (bad)
+		ktap_diag("writes: %s", err.msg);
+	return bad;
 }
 
-/* The redo ut_btree_op_bound() reserves for an 8-byte put on dir. */
-static size_t reserved_per_put(void)
-{
-	struct ut_err err = { "" };
-	struct ut_engine *eng = open_engine(UT_COMMIT_LAZY, &err);
-	unsigned recs;
-	size_t bytes = 0;
+struct layout_redo {
+	double ins, two; /* an insert; an insert and a delete */
+	size_t reserved; /* what the insert and the delete reserved */
+};
 
-	if (!eng)
-		return 0;
-	ut_btree_op_bound(&eng->tree, VLEN, 0, &bytes, &recs);
-	ut_engine_close(eng, &err);
-	return bytes;
+/* One layout's redo at a leaf's front, format 3 (f[0]) and format 2
+ * (f[1]); 1 when it could not be measured. */
+static int redo_layout(uint32_t page, uint32_t block, struct layout_redo *f)
+{
+	/* half a leaf: ~22 bytes a row */
+	unsigned n = page / 44, k;
+	char name[64];
+
+	for (k = 0; k < 2; k++) {
+		snprintf(name, sizeof(name), "size%u-%u-%u", 3 - k, page,
+			 block);
+		if (make_store(name, UT_GUARD_SECTOR, page, block, k) ||
+		    front_redo(n, &f[k].ins, &f[k].two, &f[k].reserved))
+			return 1;
+	}
+	ktap_diag("%2u KiB pages, %4u-byte blocks, %4u rows: format 3 an insert %3.0f bytes, an insert and a delete %3.0f, reserved %3zu (%.1fx); format 2 %4.0f, %5.0f, %5zu (%.1fx)",
+		  page >> 10, block, n, f[0].ins, f[0].two, f[0].reserved,
+		  f[0].reserved / f[0].two, f[1].ins, f[1].two, f[1].reserved,
+		  f[1].reserved / f[1].two);
+	return 0;
 }
 
-static void redo_per_write(void)
+/*
+ * Format 3's redo at a leaf's front does not grow with the leaf (64 KiB
+ * pages within 1.5x of 4 KiB ones) where format 2's does (5x or more),
+ * and is below it on every layout; what a transaction reserves covers
+ * what it writes, and is a fifth or less of format 2's reservation.
+ */
+static void redo_sizes(void)
 {
-	double f3, f2;
-	size_t r3, r2;
+	static const uint32_t layouts[][2] = {
+		{ 4096, 512 }, { 16384, 512 }, { 16384, 4096 }, { 65536, 4096 }
+	};
+	enum { N = sizeof(layouts) / sizeof(layouts[0]) };
+	struct layout_redo f[N][2];
+	unsigned i, bad = 0;
 
-	if (make_store("size3", UT_GUARD_DOUBLEWRITE, 16384, 0, 0))
-		goto fail;
-	f3 = redo_per_insert(400);
-	r3 = reserved_per_put();
-	if (make_store("size2", UT_GUARD_DOUBLEWRITE, 16384, 0, 1))
-		goto fail;
-	f2 = redo_per_insert(400);
-	r2 = reserved_per_put();
-	ktap_diag("an insert at a leaf's front: format 3 %.0f bytes of redo (reserved %zu), format 2 %.0f (reserved %zu)",
-		  f3, r3, f2, r2);
-	ktap_ok(f3 > 0 && f2 > 0 && f3 * 4 < f2 && r3 >= f3 && r3 < 3 * f3 &&
-			r2 > r3,
-		"an insert at the front of a leaf of 400-800 rows: %.0f bytes of redo in a format 3 log, %.0f in format 2; a put reserves %zu (format 2: %zu)",
-		f3, f2, r3, r2);
-	return;
-fail:
-	ktap_ok(0, "redo of an insert at the front of a leaf");
+	for (i = 0; i < N && !bad; i++) {
+		bad += redo_layout(layouts[i][0], layouts[i][1], f[i]);
+		bad += !bad && !(f[i][0].ins < f[i][1].ins &&
+				 f[i][0].two < f[i][1].two &&
+				 f[i][0].reserved >= f[i][0].two &&
+				 f[i][1].reserved >= f[i][1].two &&
+				 f[i][0].reserved * 5 <= f[i][1].reserved);
+	}
+	bad += !bad && !(f[N - 1][0].ins < 1.5 * f[0][0].ins &&
+			 f[N - 1][1].ins >= 5 * f[0][1].ins);
+	ktap_ok(!bad,
+		"writes at the front of a half-full leaf, 4-64 KiB pages of 512-byte and 4 KiB blocks: format 3's redo the same on every page size (format 2's grows with the leaf), below format 2's; a transaction reserves what it writes or more, a fifth or less of format 2's reservation");
 }
 
 /* The child: ops from 0 on, each acknowledged on fd (its number, 8
@@ -384,7 +421,7 @@ int main(void)
 	test_scratch_dir("redo-move");
 	srand(getpid());
 	ktap_plan(6);
-	redo_per_write();
+	redo_sizes();
 	kill9("dw16k", UT_GUARD_DOUBLEWRITE, 16384, 0, 0,
 	      "doublewrite, 16 KiB pages of 4 KiB blocks");
 	kill9("sector512", UT_GUARD_SECTOR, 16384, 512, 0,
