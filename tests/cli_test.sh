@@ -27,8 +27,10 @@ d = json.load(sys.stdin)
 assert d["page_size"] == 16384 and d["guard"] == "doublewrite"
 assert d["format_version"] == 1 and d["pages_in_use"] == 2
 assert d["slots"] == ["ok", "ok"] and d["checkpoint"]["slot"] == 1
-assert d["blocks_per_page"] * d["block_size"] == d["page_size"]'
-ok $? "info --json: valid JSON with the superblock's facts"
+assert d["blocks_per_page"] * d["block_size"] == d["page_size"]
+assert d["redo_log_format"] == 3, d["redo_log_format"]' &&
+	"$UNTORN" info "$S" | grep -q "^redo log  *$S/untorn.redo (format 3: slot moves as MOVE records)$"
+ok $? "info: valid JSON with the superblock's facts, and the redo log's format (3 for a new store)"
 
 # damage block 2 of page 1, then check
 cp -a "$S" "$scratch/bad"

@@ -30,13 +30,15 @@ static const char info_help[] =
 	"\n"
 	"Prints what the superblock records (format, page and block size, guard,\n"
 	"store id), both checkpoint slots, the data file's size, where the redo\n"
-	"log and the doublewrite file are (their own directories if given at\n"
-	"init), the I/O path (io_uring, or the pread/pwrite fallback and why),\n"
-	"and the tree's shape: its levels, rows and leaves, and how often a step\n"
-	"from one leaf to the next in key order jumps in the file (fragmentation,\n"
-	"what read-ahead has to undo), read from the data file when the redo log\n"
-	"holds nothing after the checkpoint.  Reads only, holding the store's\n"
-	"lock shared, as check does.\n"
+	"log (and its format: 3 logs a leaf's slot shift as MOVE records, a log\n"
+	"made before logs every moved slot) and the doublewrite file are (their\n"
+	"own directories if given at init), the I/O path (io_uring, or the\n"
+	"pread/pwrite fallback and why), and the tree's shape: its levels, rows\n"
+	"and leaves, and how often a step from one leaf to the next in key order\n"
+	"jumps in the file (fragmentation, what read-ahead has to undo), read\n"
+	"from the data file when the redo log holds nothing after the\n"
+	"checkpoint.  Reads only, holding the store's lock shared, as check\n"
+	"does.\n"
 	"\n" CLI_WAIT_HELP;
 
 static void uuid_str(const uint8_t *u, char *buf)
@@ -113,6 +115,17 @@ static void tree_text(const struct tree_census *c)
 	       c->mean_jump_pages);
 }
 
+/* The redo log's format (redo.h), or 0 when its header cannot be read. */
+static int log_format(const struct ut_store *st)
+{
+	char path[PATH_MAX + 32];
+	int v;
+
+	snprintf(path, sizeof(path), "%s/%s", st->dir, UT_LOG_FILE);
+	v = ut_redo_format(path);
+	return v > 0 ? v : 0;
+}
+
 static void info_json(const struct ut_store *st, const char *uuid,
 		      const char *created, const struct tree_census *c)
 {
@@ -132,6 +145,7 @@ static void info_json(const struct ut_store *st, const char *uuid,
 	json_str(&j, "guard", guard->name);
 	ut_place_where(st->dir, UT_LOG_FILE, where, sizeof(where));
 	json_str(&j, "redo_log", where);
+	json_u64(&j, "redo_log_format", log_format(st));
 	if (guard->file) {
 		snprintf(key, sizeof(key), "%s_file", guard->file->label);
 		ut_place_where(st->dir, guard->file->name, where,
@@ -177,7 +191,10 @@ static void info_text_files(const struct ut_store *st)
 	char where[PATH_MAX];
 
 	ut_place_where(st->dir, UT_LOG_FILE, where, sizeof(where));
-	printf("redo log     %s\n", where);
+	printf("redo log     %s (format %d%s)\n", where, log_format(st),
+	       log_format(st) >= 3 ?
+		       ": slot moves as MOVE records" :
+		       ", made before MOVE records: every moved slot logged");
 	if (!guard->file)
 		return;
 	ut_place_where(st->dir, guard->file->name, where, sizeof(where));

@@ -178,6 +178,24 @@ static size_t log_buf_size(const struct ut_redo *log)
 	return half > LOG_BUF_MAX ? LOG_BUF_MAX : half;
 }
 
+int ut_redo_format(const char *path)
+{
+	unsigned char hdr[16];
+	ssize_t n;
+	int fd;
+
+	fd = ut_sys.open(path, O_RDONLY, 0);
+	if (fd < 0)
+		return fd;
+	n = ut_sys.pread(fd, hdr, sizeof(hdr), 0);
+	ut_sys.close(fd);
+	if (n < 0)
+		return (int)n;
+	if (n != sizeof(hdr) || memcmp(hdr, LOG_MAGIC, 8))
+		return -EPROTO;
+	return (int)get_le32(hdr + 8);
+}
+
 int ut_redo_open(struct ut_redo *log, const char *path, const uint8_t uuid[16],
 		 struct ut_err *err)
 {

@@ -91,6 +91,9 @@ struct ut_redo {
 /* Creates DIR/untorn.redo of size bytes (header + circular area). */
 int ut_redo_create(const char *path, uint64_t size, const uint8_t uuid[16],
 		   struct ut_err *err);
+/* The format of the log at path (1, 2, 3: redo.c), read from its header
+ * alone, or -errno (-EPROTO: not an untorn redo log). */
+int ut_redo_format(const char *path);
 int ut_redo_open(struct ut_redo *log, const char *path, const uint8_t uuid[16],
 		 struct ut_err *err);
 void ut_redo_close(struct ut_redo *log);
