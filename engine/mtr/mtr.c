@@ -192,6 +192,30 @@ void ut_rec_apply_init(const struct ut_geom *g, struct ut_frame *f,
 	f->meta.level = level;
 }
 
+/*
+ * Appends a record of size bytes for block of f: its type, page, block
+ * and offset in the block filled in, the block marked; NULL (m->err set)
+ * when memory runs out.
+ */
+static unsigned char *rec_append(struct ut_mtr *m, struct ut_frame *f,
+				 unsigned char type, uint32_t block,
+				 uint32_t boff, size_t size)
+{
+	unsigned char *r;
+
+	if (rec_reserve(m, size))
+		return NULL;
+	r = m->rec + m->len;
+	r[0] = type;
+	put_le32(r + 1, f->page_no);
+	r[5] = block;
+	put_le16(r + 6, boff);
+	m->len += size;
+	m->n_recs++;
+	mark_block(m, f, block);
+	return r;
+}
+
 void ut_mtr_write(struct ut_mtr *m, struct ut_frame *f, uint32_t off,
 		  const void *src, uint32_t len)
 {
@@ -203,18 +227,12 @@ void ut_mtr_write(struct ut_mtr *m, struct ut_frame *f, uint32_t off,
 	while (len) {
 		ut_page_locate(g, off, &block, &boff, &in_block);
 		n = len < in_block ? len : in_block;
-		if (rec_reserve(m, UT_REC_WRITE_HDR + n))
+		r = rec_append(m, f, UT_REC_WRITE, block, boff,
+			       UT_REC_WRITE_HDR + n);
+		if (!r)
 			return;
-		r = m->rec + m->len;
-		r[0] = UT_REC_WRITE;
-		put_le32(r + 1, f->page_no);
-		r[5] = block;
-		put_le16(r + 6, boff);
 		put_le16(r + 8, n);
 		memcpy(r + UT_REC_WRITE_HDR, f->area + off, n);
-		m->len += UT_REC_WRITE_HDR + n;
-		m->n_recs++;
-		mark_block(m, f, block);
 		off += n;
 		len -= n;
 	}
@@ -232,20 +250,13 @@ void ut_rec_apply_move(const struct ut_geom *g, struct ut_frame *f,
 static void log_move(struct ut_mtr *m, struct ut_frame *f, uint32_t block,
 		     uint32_t dst, uint32_t src, uint32_t len)
 {
-	unsigned char *r;
+	unsigned char *r =
+		rec_append(m, f, UT_REC_MOVE, block, dst, UT_REC_MOVE_SIZE);
 
-	if (rec_reserve(m, UT_REC_MOVE_SIZE))
+	if (!r)
 		return;
-	r = m->rec + m->len;
-	r[0] = UT_REC_MOVE;
-	put_le32(r + 1, f->page_no);
-	r[5] = block;
-	put_le16(r + 6, dst);
 	put_le16(r + 8, src);
 	put_le16(r + 10, len);
-	m->len += UT_REC_MOVE_SIZE;
-	m->n_recs++;
-	mark_block(m, f, block);
 }
 
 /*
