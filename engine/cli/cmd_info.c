@@ -188,11 +188,12 @@ static void info_json(const struct ut_store *st, const char *uuid,
 static void info_text_files(const struct ut_store *st)
 {
 	const struct ut_guard_ops *guard = ut_guard_ops(st->sb.guard);
+	int format = log_format(st);
 	char where[PATH_MAX];
 
 	ut_place_where(st->dir, UT_LOG_FILE, where, sizeof(where));
-	printf("redo log     %s (format %d%s)\n", where, log_format(st),
-	       log_format(st) >= 3 ?
+	printf("redo log     %s (format %d%s)\n", where, format,
+	       format >= 3 ?
 		       ": slot moves as MOVE records" :
 		       ", made before MOVE records: every moved slot logged");
 	if (!guard->file)
