@@ -131,7 +131,7 @@ static int apply_page(const struct ut_recovery_ctx *rc, struct ut_frame *f,
 		len = get_le16(r + (r[0] == UT_REC_MOVE ? 10 : 8));
 		src = r[0] == UT_REC_MOVE ? get_le16(r + 8) : off;
 		if (b >= g->n_blocks || !rec_in_block(g, b, off, len) ||
-		    !rec_in_block(g, b, src, len))
+		    (src != off && !rec_in_block(g, b, src, len)))
 			return -EUCLEAN;
 		if (before[b] >= lsn) {
 			rep->records_skipped++;
